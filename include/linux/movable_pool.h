@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * movable_pool: make driver-allocated pages movable.
+ *
+ * A driver that keeps many order-0 pages for a long time blocks compaction,
+ * CMA and memory offlining unless the VM may migrate those pages. Only the
+ * driver knows who points at a page, so migration needs its help: the driver
+ * supplies one copy-and-fixup routine (&movable_pool_ops.migrate) and this
+ * library does the rest through the non-LRU page migration interface
+ * (struct movable_operations, kernels 6.0 to 6.16).
+ *
+ * What the library owns in a pool page's struct page:
+ *   ->mapping  movable_operations pointer (set/cleared under the page lock)
+ *   ->private  the library's per-page record (pool, owner, index, pin count)
+ * The driver must not touch ->mapping, ->private or ->lru (the VM uses ->lru
+ * while a page is isolated), and must not vm_insert_page() a pool page: map
+ * it with VM_PFNMAP through movable_pool_insert_pfn().
+ *
+ * What the driver owns: the page contents and its own references to the
+ * page (tables, DMA addresses, GART entries). The routine repoints them.
+ *
+ * Lock order:
+ *	+- page lock (held by the VM around isolate, migrate and putback)
+ *	   +- driver lock taken by the migrate routine (sync modes only)
+ *	      +- pool lock (internal spinlock, irq-safe)
+ *
+ * The driver must therefore never wait for a pool page's lock while holding
+ * the lock its routine takes. It must read a page out of its own tables and
+ * call movable_pool_pin() under that lock: once pinned, the page stays put.
+ *
+ * Copyright (C) 2026 The movable_pool authors
+ */
+#ifndef _LINUX_MOVABLE_POOL_H
+#define _LINUX_MOVABLE_POOL_H
+
+#include <linux/gfp.h>
+#include <linux/mm_types.h>
+#include <linux/migrate_mode.h>
+#include <linux/types.h>
+
+struct movable_pool;
+struct address_space;
+
+/**
+ * define MOVABLE_POOL_GFP - the gfp mask a driver should normally pass
+ *
+ * Pool pages are always allocated with __GFP_MOVABLE added, so they land in
+ * movable pageblocks, ZONE_MOVABLE and CMA areas. This mask also allows
+ * highmem; use GFP_KERNEL instead if the driver needs page_address().
+ */
+#define MOVABLE_POOL_GFP	GFP_HIGHUSER_MOVABLE
+
+/**
+ * struct movable_pool_ops - driver callbacks of a pool
+ * @migrate: copy @src to @dst and repoint every driver reference from @src
+ *	to @dst. Called in process context with both pages locked; @src is
+ *	not pinned and cannot become pinned until this returns, and its user
+ *	mappings in the pool's address_space have been zapped. @owner and
+ *	@index are what the driver passed to movable_pool_alloc_page(). In
+ *	%MIGRATE_ASYNC @mode the routine must not sleep: trylock and return
+ *	-EAGAIN instead. Return 0 on success, -EAGAIN to let the VM retry
+ *	later, another negative errno to give up (the page is put back).
+ *	On failure @dst must not be referenced by the driver. If the driver
+ *	no longer references @src (it is about to free it), return -ENOENT.
+ */
+struct movable_pool_ops {
+	int (*migrate)(struct movable_pool *pool, void *owner, pgoff_t index,
+		       struct page *dst, struct page *src,
+		       enum migrate_mode mode);
+};
+
+/**
+ * struct movable_pool_stats - snapshot of a pool's counters
+ * @pages: pages allocated from the pool and not yet freed
+ * @pinned: pages with a non-zero pin count
+ * @isolated: pages isolated by the VM for migration
+ * @migrating: pages whose migrate routine is running
+ * @allocated: pages ever allocated
+ * @freed: pages ever freed (including those freed by destroy)
+ * @migrated: successful migrations
+ * @migrate_failed: migration attempts that failed (pinned, or the routine
+ *	returned an error)
+ * @putback: isolated pages the VM gave back without migrating them
+ * @pin_refused: isolations refused because the page was pinned
+ *
+ * @pages == @allocated - @freed at all times.
+ */
+struct movable_pool_stats {
+	unsigned long pages;
+	unsigned long pinned;
+	unsigned long isolated;
+	unsigned long migrating;
+	unsigned long allocated;
+	unsigned long freed;
+	unsigned long migrated;
+	unsigned long migrate_failed;
+	unsigned long putback;
+	unsigned long pin_refused;
+};
+
+struct movable_pool *movable_pool_create(const char *name,
+					 const struct movable_pool_ops *ops,
+					 void *priv);
+void movable_pool_destroy(struct movable_pool *pool);
+void *movable_pool_priv(struct movable_pool *pool);
+struct address_space *movable_pool_mapping(struct movable_pool *pool);
+void movable_pool_get_stats(struct movable_pool *pool,
+			    struct movable_pool_stats *stats);
+
+struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
+				     void *owner, pgoff_t index);
+void movable_pool_free_page(struct movable_pool *pool, struct page *page);
+
+int movable_pool_pin(struct page *page);
+void movable_pool_unpin(struct page *page);
+
+void movable_pool_copy_page(struct page *dst, struct page *src);
+
+struct vm_fault;
+vm_fault_t movable_pool_insert_pfn(struct movable_pool *pool,
+				   struct vm_fault *vmf, struct page *page);
+
+#endif /* _LINUX_MOVABLE_POOL_H */

@@ -1,0 +1,1067 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for movable_pool, run against the real migration core:
+ * isolate_movable_page(), migrate_pages(), putback_movable_pages() and
+ * alloc_contig_range(). Built in only: those are not exported.
+ *
+ * Each case uses a small "driver" (struct mpt_ctx): a table of page
+ * references indexed like the pool's pages, guarded by a mutex that its
+ * migrate routine takes, as a real driver's would be.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/highmem.h>
+#include <linux/kthread.h>
+#include <linux/migrate.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/movable_pool.h>
+#include <linux/mutex.h>
+#include <linux/page-isolation.h>
+#include <linux/pagemap.h>
+
+#include "../lib/movable_pool_compat.h"
+
+#define MPT_PAGES	64
+#define MPT_GFP		(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN)
+
+struct mpt_ctx {
+	struct kunit *test;
+	struct movable_pool *pool;
+	struct mutex lock;		/* the "driver lock": guards table[] */
+	struct page *table[MPT_PAGES];
+	atomic_t in_use[MPT_PAGES];	/* set while a "device" uses the page */
+
+	/* what the routine saw and did */
+	atomic_t calls;
+	void *last_owner;
+	pgoff_t last_index;
+	int bad_refs;
+	int violations;
+
+	/* how the routine misbehaves */
+	int fail_with;
+	int fail_times;
+	bool pin_in_routine;
+	int pin_src_ret;
+	int pin_dst_ret;
+};
+
+static int mpt_migrate(struct movable_pool *pool, void *owner, pgoff_t index,
+		       struct page *dst, struct page *src,
+		       enum migrate_mode mode)
+{
+	struct mpt_ctx *ctx = movable_pool_priv(pool);
+	int ret = 0;
+
+	atomic_inc(&ctx->calls);
+	ctx->last_owner = owner;
+	ctx->last_index = index;
+	if (ctx->pin_in_routine) {
+		ctx->pin_src_ret = movable_pool_pin(src);
+		ctx->pin_dst_ret = movable_pool_pin(dst);
+	}
+	if (ctx->fail_times > 0) {
+		ctx->fail_times--;
+		return ctx->fail_with;
+	}
+
+	if (mode == MIGRATE_ASYNC) {
+		if (!mutex_trylock(&ctx->lock))
+			return -EAGAIN;
+	} else {
+		mutex_lock(&ctx->lock);
+	}
+	if (index >= MPT_PAGES || ctx->table[index] != src ||
+	    owner != &ctx->table[index]) {
+		ctx->bad_refs++;
+		ret = -EINVAL;
+	} else {
+		if (atomic_read(&ctx->in_use[index]))
+			ctx->violations++;
+		movable_pool_copy_page(dst, src);
+		ctx->table[index] = dst;
+	}
+	mutex_unlock(&ctx->lock);
+	return ret;
+}
+
+static const struct movable_pool_ops mpt_ops = {
+	.migrate = mpt_migrate,
+};
+
+/* A pattern that differs per page and per word, so misplaced copies show. */
+static u32 mpt_word(unsigned int seed, unsigned int i)
+{
+	return seed * 0x9e3779b1u + i * 2654435761u + 1;
+}
+
+static void mpt_write_pattern(struct page *page, unsigned int seed)
+{
+	u32 *p = kmap_local_page(page);
+	unsigned int i;
+
+	for (i = 0; i < PAGE_SIZE / sizeof(u32); i++)
+		p[i] = mpt_word(seed, i);
+	kunmap_local(p);
+}
+
+static bool mpt_pattern_ok(struct page *page, unsigned int seed)
+{
+	u32 *p = kmap_local_page(page);
+	unsigned int i;
+	bool ok = true;
+
+	for (i = 0; i < PAGE_SIZE / sizeof(u32) && ok; i++)
+		ok = p[i] == mpt_word(seed, i);
+	kunmap_local(p);
+	return ok;
+}
+
+static struct movable_pool_stats mpt_stats(struct mpt_ctx *ctx)
+{
+	struct movable_pool_stats s;
+
+	movable_pool_get_stats(ctx->pool, &s);
+	return s;
+}
+
+/* The identities that hold whenever nothing is in flight. */
+static void mpt_expect_idle(struct kunit *test, struct mpt_ctx *ctx)
+{
+	struct movable_pool_stats s = mpt_stats(ctx);
+
+	KUNIT_EXPECT_EQ(test, s.pages, s.allocated - s.freed);
+	KUNIT_EXPECT_EQ(test, s.isolated, 0UL);
+	KUNIT_EXPECT_EQ(test, s.migrating, 0UL);
+	KUNIT_EXPECT_EQ(test, s.pinned, 0UL);
+	KUNIT_EXPECT_EQ(test, ctx->bad_refs, 0);
+	KUNIT_EXPECT_EQ(test, ctx->violations, 0);
+}
+
+static int mpt_init(struct kunit *test)
+{
+	struct mpt_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	ctx->test = test;
+	mutex_init(&ctx->lock);
+	ctx->pool = movable_pool_create("kunit", &mpt_ops, ctx);
+	if (IS_ERR(ctx->pool))
+		return PTR_ERR(ctx->pool);
+	test->priv = ctx;
+	return 0;
+}
+
+static void mpt_exit(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	int i;
+
+	if (!ctx->pool)
+		return;
+	for (i = 0; i < MPT_PAGES; i++)
+		if (ctx->table[i])
+			movable_pool_free_page(ctx->pool, ctx->table[i]);
+	movable_pool_destroy(ctx->pool);
+}
+
+/* Allocate table[first..first+n) with their patterns. */
+static void mpt_fill(struct kunit *test, int first, int n)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+	int i;
+
+	for (i = first; i < first + n; i++) {
+		page = movable_pool_alloc_page(ctx->pool, MPT_GFP,
+					       &ctx->table[i], i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(page));
+		mpt_write_pattern(page, i);
+		ctx->table[i] = page;
+	}
+}
+
+static void mpt_free(struct mpt_ctx *ctx, int i)
+{
+	movable_pool_free_page(ctx->pool, ctx->table[i]);
+	ctx->table[i] = NULL;
+}
+
+/*
+ * Isolate @page and migrate it as compaction would. Returns how many pages
+ * failed to migrate (0 or 1), or -EBUSY if isolation was refused. Pages
+ * that failed are put back, as the core's callers do.
+ */
+static int mpt_move(struct page *page, enum migrate_mode mode)
+{
+	LIST_HEAD(list);
+	int ret;
+
+	if (!mp_isolate_movable_page(page))
+		return -EBUSY;
+	list_add(&page->lru, &list);
+	ret = mp_migrate_pages(&list, MPT_GFP, mode);
+	if (!list_empty(&list))
+		putback_movable_pages(&list);
+	return ret;
+}
+
+static void test_create_rejects_bad_arguments(struct kunit *test)
+{
+	static const struct movable_pool_ops no_routine;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(movable_pool_create(NULL, &mpt_ops, NULL)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(movable_pool_create("", &mpt_ops, NULL)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(movable_pool_create("x", NULL, NULL)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(movable_pool_create("x", &no_routine,
+							  NULL)), -EINVAL);
+}
+
+static void test_create_gives_empty_pool(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct movable_pool_stats s = mpt_stats(ctx);
+	struct movable_pool *other;
+
+	KUNIT_EXPECT_EQ(test, s.pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.allocated, 0UL);
+	KUNIT_EXPECT_PTR_EQ(test, movable_pool_priv(ctx->pool), (void *)ctx);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, movable_pool_mapping(ctx->pool));
+
+	/* same name again is fine; each pool has its own address_space */
+	other = movable_pool_create("kunit", &mpt_ops, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	KUNIT_EXPECT_PTR_NE(test, movable_pool_mapping(other),
+			    movable_pool_mapping(ctx->pool));
+	movable_pool_destroy(other);
+	movable_pool_destroy(NULL);
+}
+
+static void test_alloc_rejects_null_pool(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, PTR_ERR(movable_pool_alloc_page(NULL, MPT_GFP,
+							      NULL, 0)),
+			-EINVAL);
+}
+
+static void test_alloc_makes_page_movable(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct movable_pool_stats s;
+	struct page *page;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	KUNIT_EXPECT_TRUE(test, __PageMovable(page));
+	KUNIT_EXPECT_EQ(test, page_count(page), 1);
+	KUNIT_EXPECT_TRUE(test, is_migrate_movable(get_pageblock_migratetype(page)));
+	s = mpt_stats(ctx);
+	KUNIT_EXPECT_EQ(test, s.pages, 1UL);
+	KUNIT_EXPECT_EQ(test, s.allocated, 1UL);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_alloc_honours_gfp(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+	u8 *p;
+	int i;
+
+	/* GFP_KERNEL pages are still made movable, and __GFP_ZERO is kept */
+	for (i = 0; i < 8; i++) {
+		page = movable_pool_alloc_page(ctx->pool, GFP_KERNEL | __GFP_ZERO,
+					       &ctx->table[i], i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(page));
+		ctx->table[i] = page;
+		KUNIT_EXPECT_FALSE(test, PageHighMem(page));
+		KUNIT_EXPECT_TRUE(test, is_migrate_movable(get_pageblock_migratetype(page)));
+		p = page_address(page);
+		KUNIT_EXPECT_TRUE(test, !memchr_inv(p, 0, PAGE_SIZE));
+	}
+	/* and may be allocated where sleeping is not allowed */
+	preempt_disable();
+	page = movable_pool_alloc_page(ctx->pool, GFP_ATOMIC, &ctx->table[8], 8);
+	preempt_enable();
+	KUNIT_ASSERT_FALSE(test, IS_ERR(page));
+	ctx->table[8] = page;
+}
+
+static void test_free_updates_stats(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct movable_pool_stats s;
+	int i;
+
+	mpt_fill(test, 0, 16);
+	for (i = 0; i < 10; i++)
+		mpt_free(ctx, i);
+	s = mpt_stats(ctx);
+	KUNIT_EXPECT_EQ(test, s.pages, 6UL);
+	KUNIT_EXPECT_EQ(test, s.allocated, 16UL);
+	KUNIT_EXPECT_EQ(test, s.freed, 10UL);
+	movable_pool_free_page(ctx->pool, NULL);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_free_into_other_pool_is_refused(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct movable_pool *other;
+
+	other = movable_pool_create("kunit-other", &mpt_ops, ctx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	mpt_fill(test, 0, 1);
+
+	/* expected: one "misuse" warning; the page stays in its own pool */
+	movable_pool_free_page(other, ctx->table[0]);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 1UL);
+	KUNIT_EXPECT_TRUE(test, __PageMovable(ctx->table[0]));
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[0], 0));
+	movable_pool_destroy(other);
+}
+
+static void test_double_free_is_refused(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	get_page(page);		/* keep the struct page ours to look at */
+	mpt_free(ctx, 0);
+	KUNIT_EXPECT_EQ(test, page_count(page), 1);
+	/* expected: one "misuse" warning, nothing freed twice */
+	movable_pool_free_page(ctx->pool, page);
+	KUNIT_EXPECT_EQ(test, page_count(page), 1);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).freed, 1UL);
+	put_page(page);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_migrate_preserves_contents(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *old;
+	int i;
+
+	mpt_fill(test, 0, 8);
+	for (i = 0; i < 8; i++) {
+		old = ctx->table[i];
+		KUNIT_ASSERT_EQ(test, mpt_move(old, MIGRATE_SYNC), 0);
+		KUNIT_EXPECT_PTR_NE(test, ctx->table[i], old);
+		KUNIT_EXPECT_NE(test, page_to_pfn(ctx->table[i]),
+				page_to_pfn(old));
+		KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[i], i));
+	}
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).migrated, 8UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 8);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_migrate_passes_owner_and_index(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+
+	mpt_fill(test, 0, 40);
+	KUNIT_ASSERT_EQ(test, mpt_move(ctx->table[37], MIGRATE_SYNC), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->last_owner, (void *)&ctx->table[37]);
+	KUNIT_EXPECT_EQ(test, ctx->last_index, (pgoff_t)37);
+	KUNIT_EXPECT_EQ(test, ctx->bad_refs, 0);
+}
+
+static void test_migrated_page_belongs_to_pool(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *old;
+
+	mpt_fill(test, 0, 1);
+	old = ctx->table[0];
+	get_page(old);
+	KUNIT_ASSERT_EQ(test, mpt_move(old, MIGRATE_SYNC), 0);
+	/* the old page lost its ops and record; only our reference is left */
+	KUNIT_EXPECT_EQ(test, (unsigned long)old->mapping & ~PAGE_MAPPING_FLAGS,
+			0UL);
+	KUNIT_EXPECT_EQ(test, page_private(old), 0UL);
+	KUNIT_EXPECT_EQ(test, page_count(old), 1);
+	put_page(old);
+	/* the new one holds the pool's reference and can move again */
+	KUNIT_EXPECT_EQ(test, page_count(ctx->table[0]), 1);
+	KUNIT_EXPECT_EQ(test, mpt_move(ctx->table[0], MIGRATE_SYNC), 0);
+	KUNIT_EXPECT_EQ(test, mpt_move(ctx->table[0], MIGRATE_SYNC_LIGHT), 0);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[0], 0));
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).migrated, 3UL);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_migrate_async(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *old;
+
+	mpt_fill(test, 0, 1);
+	old = ctx->table[0];
+	/* no user mappings: async mode migrates too */
+	KUNIT_ASSERT_EQ(test, mpt_move(old, MIGRATE_ASYNC), 0);
+	KUNIT_EXPECT_PTR_NE(test, ctx->table[0], old);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[0], 0));
+
+	/* an async routine that cannot get its lock gives up cleanly */
+	mutex_lock(&ctx->lock);
+	old = ctx->table[0];
+	KUNIT_EXPECT_EQ(test, mpt_move(old, MIGRATE_ASYNC), 1);
+	mutex_unlock(&ctx->lock);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], old);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(old, 0));
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_pinned_page_refuses_isolation(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct movable_pool_stats s;
+
+	mpt_fill(test, 0, 1);
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(ctx->table[0]), 0);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pinned, 1UL);
+	KUNIT_EXPECT_EQ(test, mpt_move(ctx->table[0], MIGRATE_SYNC), -EBUSY);
+	s = mpt_stats(ctx);
+	KUNIT_EXPECT_EQ(test, s.pin_refused, 1UL);
+	KUNIT_EXPECT_EQ(test, s.isolated, 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+	movable_pool_unpin(ctx->table[0]);
+	KUNIT_EXPECT_EQ(test, mpt_move(ctx->table[0], MIGRATE_SYNC), 0);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_pin_after_isolate_fails_migration(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct movable_pool_stats s;
+	struct page *page;
+	LIST_HEAD(list);
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(page));
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).isolated, 1UL);
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(page), 0);
+
+	list_add(&page->lru, &list);
+	KUNIT_EXPECT_EQ(test, mp_migrate_pages(&list, MPT_GFP, MIGRATE_SYNC), 1);
+	KUNIT_ASSERT_FALSE(test, list_empty(&list));
+	putback_movable_pages(&list);
+
+	s = mpt_stats(ctx);
+	KUNIT_EXPECT_GT(test, s.migrate_failed, 0UL);
+	KUNIT_EXPECT_EQ(test, s.putback, 1UL);
+	KUNIT_EXPECT_EQ(test, s.migrated, 0UL);
+	KUNIT_EXPECT_EQ(test, s.isolated, 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], page);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(page, 0));
+	movable_pool_unpin(page);
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), 0);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_pins_nest(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(page), 0);
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(page), 0);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pinned, 1UL);
+	movable_pool_unpin(page);
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), -EBUSY);
+	movable_pool_unpin(page);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pinned, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), 0);
+}
+
+static void test_pin_in_atomic_context(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned long flags;
+	int ret;
+
+	mpt_fill(test, 0, 1);
+	local_irq_save(flags);
+	ret = movable_pool_pin(ctx->table[0]);
+	movable_pool_unpin(ctx->table[0]);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_unpin_underflow_is_refused(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+
+	mpt_fill(test, 0, 1);
+	/* expected: one "misuse" warning; the count does not wrap */
+	movable_pool_unpin(ctx->table[0]);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pinned, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_move(ctx->table[0], MIGRATE_SYNC), 0);
+}
+
+static void test_pin_rejects_foreign_page(struct kunit *test)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	/* expected: one "misuse" warning */
+	KUNIT_EXPECT_EQ(test, movable_pool_pin(page), -EINVAL);
+	KUNIT_EXPECT_EQ(test, page_count(page), 1);
+	__free_page(page);
+}
+
+static void test_pin_during_migration_is_eagain(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+
+	mpt_fill(test, 0, 1);
+	ctx->pin_in_routine = true;
+	KUNIT_ASSERT_EQ(test, mpt_move(ctx->table[0], MIGRATE_SYNC), 0);
+	KUNIT_EXPECT_EQ(test, ctx->pin_src_ret, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, ctx->pin_dst_ret, -EAGAIN);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_routine_eagain_keeps_page(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct movable_pool_stats s;
+	struct page *page;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	ctx->fail_with = -EAGAIN;
+	ctx->fail_times = INT_MAX;
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), 1);
+	s = mpt_stats(ctx);
+	/* the core retries -EAGAIN; every attempt is counted */
+	KUNIT_EXPECT_GT(test, atomic_read(&ctx->calls), 1);
+	KUNIT_EXPECT_EQ(test, s.migrate_failed,
+			(unsigned long)atomic_read(&ctx->calls));
+	KUNIT_EXPECT_EQ(test, s.putback, 1UL);
+	KUNIT_EXPECT_EQ(test, s.migrated, 0UL);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], page);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(page, 0));
+	KUNIT_EXPECT_EQ(test, movable_pool_pin(page), 0);
+	movable_pool_unpin(page);
+
+	ctx->fail_times = 0;
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), 0);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[0], 0));
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_routine_error_keeps_page(struct kunit *test)
+{
+	static const int errs[] = { -ENOMEM, -EBUSY, -ENOENT };
+	struct mpt_ctx *ctx = test->priv;
+	struct movable_pool_stats before, after;
+	struct page *page;
+	int i, calls;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	for (i = 0; i < ARRAY_SIZE(errs); i++) {
+		before = mpt_stats(ctx);
+		calls = atomic_read(&ctx->calls);
+		ctx->fail_with = errs[i];
+		ctx->fail_times = INT_MAX;
+		/* 6.1 aborts the whole list on -ENOMEM; either way it failed */
+		KUNIT_EXPECT_NE(test, mpt_move(page, MIGRATE_SYNC), 0);
+		after = mpt_stats(ctx);
+		calls = atomic_read(&ctx->calls) - calls;
+		KUNIT_EXPECT_GT(test, calls, 0);
+		KUNIT_EXPECT_EQ(test, after.migrate_failed - before.migrate_failed,
+				(unsigned long)calls);
+		KUNIT_EXPECT_EQ(test, after.putback - before.putback, 1UL);
+		KUNIT_EXPECT_EQ(test, after.migrated, 0UL);
+		KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], page);
+		KUNIT_EXPECT_TRUE(test, __PageMovable(page));
+		KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(page, 0));
+		mpt_expect_idle(test, ctx);
+	}
+
+	ctx->fail_times = 0;
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), 0);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[0], 0));
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_free_while_isolated(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+	LIST_HEAD(list);
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	get_page(page);		/* watch the page's fate */
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(page));
+	mpt_free(ctx, 0);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).isolated, 0UL);
+
+	/* the core finds the page released and drops it without calling us */
+	list_add(&page->lru, &list);
+	KUNIT_EXPECT_EQ(test, mp_migrate_pages(&list, MPT_GFP, MIGRATE_SYNC), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&list));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+	KUNIT_EXPECT_EQ(test, page_count(page), 1);	/* only ours: not leaked */
+	put_page(page);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_free_while_isolated_then_putback(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+	LIST_HEAD(list);
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	get_page(page);
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(page));
+	mpt_free(ctx, 0);
+	list_add(&page->lru, &list);
+	putback_movable_pages(&list);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).putback, 0UL);
+	KUNIT_EXPECT_FALSE(test, PageIsolated(page));
+	KUNIT_EXPECT_EQ(test, page_count(page), 1);
+	put_page(page);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_destroy_with_isolated_pages(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *watch[4];
+	LIST_HEAD(list);
+	int i;
+
+	mpt_fill(test, 0, 4);
+	for (i = 0; i < 4; i++) {
+		watch[i] = ctx->table[i];
+		get_page(watch[i]);
+	}
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(watch[1]));
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(watch[2]));
+	for (i = 0; i < 4; i++)
+		mpt_free(ctx, i);
+	movable_pool_destroy(ctx->pool);
+	ctx->pool = NULL;
+
+	/* the VM finishes with its isolated pages without calling the pool */
+	list_add(&watch[1]->lru, &list);
+	list_add(&watch[2]->lru, &list);
+	putback_movable_pages(&list);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, page_count(watch[i]), 1);
+		KUNIT_EXPECT_FALSE(test, PageIsolated(watch[i]));
+		put_page(watch[i]);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+}
+
+static void test_destroy_frees_forgotten_pages(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *watch[8];
+	LIST_HEAD(list);
+	int i;
+
+	mpt_fill(test, 0, 8);
+	for (i = 0; i < 8; i++) {
+		watch[i] = ctx->table[i];
+		get_page(watch[i]);
+		ctx->table[i] = NULL;	/* the "driver" forgets them */
+	}
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(watch[5]));
+	/* expected: one "misuse" warning; every page is freed regardless */
+	movable_pool_destroy(ctx->pool);
+	ctx->pool = NULL;
+	list_add(&watch[5]->lru, &list);
+	KUNIT_EXPECT_EQ(test, mp_migrate_pages(&list, MPT_GFP, MIGRATE_SYNC), 0);
+	for (i = 0; i < 8; i++) {
+		KUNIT_EXPECT_EQ(test, page_count(watch[i]), 1);
+		KUNIT_EXPECT_EQ(test, (unsigned long)watch[i]->mapping &
+				~PAGE_MAPPING_FLAGS, 0UL);
+		KUNIT_EXPECT_EQ(test, page_private(watch[i]), 0UL);
+		put_page(watch[i]);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+}
+
+static void test_pools_are_independent(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_ctx *ctx2 = kunit_kzalloc(test, sizeof(*ctx2), GFP_KERNEL);
+	struct page *page;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx2);
+	mutex_init(&ctx2->lock);
+	ctx2->pool = movable_pool_create("kunit-2", &mpt_ops, ctx2);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx2->pool);
+	page = movable_pool_alloc_page(ctx2->pool, MPT_GFP, &ctx2->table[0], 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(page));
+	ctx2->table[0] = page;
+	mpt_write_pattern(page, 99);
+	mpt_fill(test, 0, 1);
+
+	KUNIT_EXPECT_EQ(test, mpt_move(ctx2->table[0], MIGRATE_SYNC), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx2->calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx2->table[0], 99));
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).migrated, 0UL);
+
+	movable_pool_free_page(ctx2->pool, ctx2->table[0]);
+	movable_pool_destroy(ctx2->pool);
+}
+
+/*
+ * A clean movable pageblock with pool pages at random offsets in it; the
+ * rest of the block is free. Returns the block's first pfn.
+ */
+static unsigned long mpt_build_block(struct kunit *test, int npool)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned int nr = 1U << pageblock_order;
+	unsigned long start, seed = 0x2545f491;
+	struct page *block, *page;
+	unsigned int i, j;
+	bool *keep;
+
+	keep = kunit_kzalloc(test, nr, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, keep);
+	block = alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN, pageblock_order);
+	if (!block)
+		kunit_skip(test, "no free pageblock");
+	start = page_to_pfn(block);
+	split_page(block, pageblock_order);
+
+	/* random holes: compaction sees through regular patterns */
+	for (i = 0; i < npool; i++) {
+		do {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			j = (seed >> 33) % nr;
+		} while (keep[j]);
+		keep[j] = true;
+	}
+	/* a page just freed is the next one handed out on this CPU */
+	for (i = 0, j = 0; i < nr; i++) {
+		if (!keep[i])
+			continue;
+		__free_page(pfn_to_page(start + i));
+		page = movable_pool_alloc_page(ctx->pool, MPT_GFP,
+					       &ctx->table[j], j);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(page));
+		mpt_write_pattern(page, j);
+		ctx->table[j++] = page;
+	}
+	for (i = 0; i < nr; i++)
+		if (!keep[i])
+			__free_page(pfn_to_page(start + i));
+	for (i = 0, j = 0; i < npool; i++) {
+		unsigned long pfn = page_to_pfn(ctx->table[i]);
+
+		j += pfn >= start && pfn < start + nr;
+	}
+	if (j < npool / 2)
+		kunit_skip(test, "only %u of %d pool pages landed in the block",
+			   j, npool);
+	kunit_info(test, "%u of %d pool pages in pageblock at pfn %lx\n",
+		   j, npool, start);
+	return start;
+}
+
+static bool mpt_in_block(struct page *page, unsigned long start)
+{
+	unsigned long pfn = page_to_pfn(page);
+
+	return pfn >= start && pfn < start + (1UL << pageblock_order);
+}
+
+static void test_contig_range_migrates_pool_pages(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned long nr = 1UL << pageblock_order;
+	unsigned long start, inside = 0;
+	int i, ret;
+
+	start = mpt_build_block(test, 32);
+	for (i = 0; i < 32; i++)
+		inside += mpt_in_block(ctx->table[i], start);
+
+	ret = alloc_contig_range(start, start + nr, MIGRATE_MOVABLE, GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	for (i = 0; i < 32; i++) {
+		KUNIT_EXPECT_FALSE(test, mpt_in_block(ctx->table[i], start));
+		KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[i], i));
+	}
+	free_contig_range(start, nr);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).migrated, inside);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_contig_range_blocked_by_pin(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned long nr = 1UL << pageblock_order;
+	struct page *pinned = NULL;
+	unsigned long start;
+	int i, idx = 0, ret;
+
+	start = mpt_build_block(test, 16);
+	for (i = 0; i < 16 && !pinned; i++) {
+		if (mpt_in_block(ctx->table[i], start)) {
+			pinned = ctx->table[i];
+			idx = i;
+		}
+	}
+	KUNIT_ASSERT_NOT_NULL(test, pinned);
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(pinned), 0);
+
+	ret = alloc_contig_range(start, start + nr, MIGRATE_MOVABLE,
+				 GFP_KERNEL | __GFP_NOWARN);
+	KUNIT_EXPECT_NE(test, ret, 0);
+	KUNIT_EXPECT_TRUE(test, mpt_in_block(pinned, start));
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(pinned, idx));
+	KUNIT_EXPECT_GT(test, mpt_stats(ctx).pin_refused, 0UL);
+	movable_pool_unpin(pinned);
+	if (!ret)
+		free_contig_range(start, nr);
+
+	/* once unpinned, the block can be had */
+	ret = alloc_contig_range(start, start + nr, MIGRATE_MOVABLE, GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	free_contig_range(start, nr);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[idx], idx));
+	mpt_expect_idle(test, ctx);
+}
+
+struct mpt_pinner {
+	struct mpt_ctx *ctx;
+	int npages;
+	int bad_data;
+	int rounds;
+};
+
+/* A "device" that pins pages, reads them, and lets go, over and over. */
+static int mpt_pinner_fn(void *data)
+{
+	struct mpt_pinner *pn = data;
+	struct mpt_ctx *ctx = pn->ctx;
+	struct page *page;
+	int i = 0;
+
+	while (!kthread_should_stop()) {
+		mutex_lock(&ctx->lock);
+		page = ctx->table[i];
+		if (movable_pool_pin(page)) {
+			mutex_unlock(&ctx->lock);
+			cond_resched();
+			continue;
+		}
+		atomic_set(&ctx->in_use[i], 1);
+		mutex_unlock(&ctx->lock);
+		pn->bad_data += !mpt_pattern_ok(page, i);
+		cond_resched();
+		atomic_set(&ctx->in_use[i], 0);
+		movable_pool_unpin(page);
+		pn->rounds++;
+		i = (i + 1) % pn->npages;
+	}
+	return 0;
+}
+
+static void test_concurrent_pin_and_migrate(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_pinner pn = { .ctx = ctx, .npages = 8 };
+	struct task_struct *task;
+	int round, i, moved = 0;
+
+	mpt_fill(test, 0, pn.npages);
+	task = kthread_run(mpt_pinner_fn, &pn, "mpt_pinner");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	for (round = 0; round < 50; round++) {
+		for (i = 0; i < pn.npages; i++) {
+			struct page *page;
+
+			mutex_lock(&ctx->lock);
+			page = ctx->table[i];
+			get_page(page);
+			mutex_unlock(&ctx->lock);
+			moved += mpt_move(page, round & 1 ? MIGRATE_SYNC :
+					  MIGRATE_SYNC_LIGHT) == 0;
+			put_page(page);
+		}
+		/* let the pinner run: UML on 6.1 has no preemption */
+		schedule_timeout_uninterruptible(1);
+	}
+	kthread_stop(task);
+	kunit_info(test, "%d migrations, %d pin rounds\n", moved, pn.rounds);
+	KUNIT_EXPECT_GT(test, moved, 0);
+	KUNIT_EXPECT_GT(test, pn.rounds, 0);
+	KUNIT_EXPECT_EQ(test, pn.bad_data, 0);
+	for (i = 0; i < pn.npages; i++)
+		KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[i], i));
+	mpt_expect_idle(test, ctx);
+}
+
+#define MPT_BENCH_PAGES	256
+
+/* Nanoseconds per page, reported as value and hundredths of the ratio. */
+static void mpt_report(struct kunit *test, const char *what, u64 ours,
+		       u64 base, const char *base_name)
+{
+	u64 ratio = base ? div64_u64(ours * 100, base) : 0;
+	u64 whole = div_u64(ratio, 100);
+
+	kunit_info(test, "bench: %s %llu ns/page, %s %llu ns/page, ratio %llu.%02llux\n",
+		   what, div_u64(ours, MPT_BENCH_PAGES), base_name,
+		   div_u64(base, MPT_BENCH_PAGES), whole,
+		   ratio - whole * 100);
+}
+
+static void test_bench_alloc_free(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page **pages;
+	u64 t0, ours = U64_MAX, base = U64_MAX;
+	int rep, i;
+
+	pages = kunit_kcalloc(test, MPT_BENCH_PAGES, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	/* best of 5: the minimum is the least disturbed measurement */
+	for (rep = 0; rep < 5; rep++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < MPT_BENCH_PAGES; i++) {
+			pages[i] = movable_pool_alloc_page(ctx->pool, MPT_GFP,
+							   NULL, i);
+			KUNIT_ASSERT_FALSE(test, IS_ERR(pages[i]));
+		}
+		for (i = 0; i < MPT_BENCH_PAGES; i++)
+			movable_pool_free_page(ctx->pool, pages[i]);
+		ours = min(ours, ktime_get_ns() - t0);
+
+		t0 = ktime_get_ns();
+		for (i = 0; i < MPT_BENCH_PAGES; i++) {
+			pages[i] = alloc_page(MPT_GFP);
+			KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		}
+		for (i = 0; i < MPT_BENCH_PAGES; i++)
+			__free_page(pages[i]);
+		base = min(base, ktime_get_ns() - t0);
+	}
+	mpt_report(test, "alloc+free", ours, base, "alloc_page+__free_page");
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_bench_migrate(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page **dst;
+	u64 t0, ours = U64_MAX, base = U64_MAX;
+	LIST_HEAD(list);
+	int rep, i, failed;
+
+	/* the table holds MPT_PAGES; migrate them in batches to reach 256 */
+	BUILD_BUG_ON(MPT_BENCH_PAGES % MPT_PAGES);
+	dst = kunit_kcalloc(test, MPT_BENCH_PAGES, sizeof(*dst), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	for (i = 0; i < MPT_BENCH_PAGES; i++) {
+		dst[i] = alloc_page(MPT_GFP);
+		KUNIT_ASSERT_NOT_NULL(test, dst[i]);
+	}
+	mpt_fill(test, 0, MPT_PAGES);
+
+	for (rep = 0; rep < 5; rep++) {
+		u64 t = 0;
+		int batch;
+
+		for (batch = 0; batch < MPT_BENCH_PAGES / MPT_PAGES; batch++) {
+			t0 = ktime_get_ns();
+			for (i = 0; i < MPT_PAGES; i++) {
+				KUNIT_ASSERT_TRUE(test,
+					mp_isolate_movable_page(ctx->table[i]));
+				list_add_tail(&ctx->table[i]->lru, &list);
+			}
+			failed = mp_migrate_pages(&list, MPT_GFP, MIGRATE_SYNC);
+			t += ktime_get_ns() - t0;
+			KUNIT_ASSERT_EQ(test, failed, 0);
+		}
+		ours = min(ours, t);
+
+		t0 = ktime_get_ns();
+		for (i = 0; i < MPT_BENCH_PAGES; i++)
+			copy_highpage(dst[i], ctx->table[i % MPT_PAGES]);
+		base = min(base, ktime_get_ns() - t0);
+	}
+	for (i = 0; i < MPT_BENCH_PAGES; i++)
+		__free_page(dst[i]);
+	for (i = 0; i < MPT_PAGES; i++)
+		KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[i], i));
+	mpt_report(test, "migrate", ours, base, "copy_highpage");
+	mpt_expect_idle(test, ctx);
+}
+
+static struct kunit_case movable_pool_test_cases[] = {
+	KUNIT_CASE(test_create_rejects_bad_arguments),
+	KUNIT_CASE(test_create_gives_empty_pool),
+	KUNIT_CASE(test_alloc_rejects_null_pool),
+	KUNIT_CASE(test_alloc_makes_page_movable),
+	KUNIT_CASE(test_alloc_honours_gfp),
+	KUNIT_CASE(test_free_updates_stats),
+	KUNIT_CASE(test_free_into_other_pool_is_refused),
+	KUNIT_CASE(test_double_free_is_refused),
+	KUNIT_CASE(test_migrate_preserves_contents),
+	KUNIT_CASE(test_migrate_passes_owner_and_index),
+	KUNIT_CASE(test_migrated_page_belongs_to_pool),
+	KUNIT_CASE(test_migrate_async),
+	KUNIT_CASE(test_pinned_page_refuses_isolation),
+	KUNIT_CASE(test_pin_after_isolate_fails_migration),
+	KUNIT_CASE(test_pins_nest),
+	KUNIT_CASE(test_pin_in_atomic_context),
+	KUNIT_CASE(test_unpin_underflow_is_refused),
+	KUNIT_CASE(test_pin_rejects_foreign_page),
+	KUNIT_CASE(test_pin_during_migration_is_eagain),
+	KUNIT_CASE(test_routine_eagain_keeps_page),
+	KUNIT_CASE(test_routine_error_keeps_page),
+	KUNIT_CASE(test_free_while_isolated),
+	KUNIT_CASE(test_free_while_isolated_then_putback),
+	KUNIT_CASE(test_destroy_with_isolated_pages),
+	KUNIT_CASE(test_destroy_frees_forgotten_pages),
+	KUNIT_CASE(test_pools_are_independent),
+	KUNIT_CASE(test_contig_range_migrates_pool_pages),
+	KUNIT_CASE(test_contig_range_blocked_by_pin),
+	KUNIT_CASE(test_concurrent_pin_and_migrate),
+	KUNIT_CASE(test_bench_alloc_free),
+	KUNIT_CASE(test_bench_migrate),
+	{}
+};
+
+static struct kunit_suite movable_pool_test_suite = {
+	.name = "movable_pool",
+	.init = mpt_init,
+	.exit = mpt_exit,
+	.test_cases = movable_pool_test_cases,
+};
+kunit_test_suite(movable_pool_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for movable_pool");
+MODULE_LICENSE("GPL");

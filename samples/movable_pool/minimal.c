@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The smallest useful movable_pool user: a module that keeps a buffer of
+ * pages for its lifetime, and lets the VM move them.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/movable_pool.h>
+#include <linux/mutex.h>
+
+static unsigned int nr_pages = 64;
+module_param(nr_pages, uint, 0444);
+MODULE_PARM_DESC(nr_pages, "pages to keep (default 64)");
+
+static struct movable_pool *pool;
+static DEFINE_MUTEX(pages_lock);	/* guards pages[] */
+static struct page **pages;
+
+/* Copy the page and repoint our one reference to it. */
+static int minimal_migrate(struct movable_pool *pool, void *owner,
+			   pgoff_t index, struct page *dst, struct page *src,
+			   enum migrate_mode mode)
+{
+	if (mode == MIGRATE_ASYNC) {
+		if (!mutex_trylock(&pages_lock))
+			return -EAGAIN;
+	} else {
+		mutex_lock(&pages_lock);
+	}
+	/* a page we already dropped is about to be freed: leave it */
+	if (pages[index] != src) {
+		mutex_unlock(&pages_lock);
+		return -ENOENT;
+	}
+	movable_pool_copy_page(dst, src);
+	pages[index] = dst;
+	mutex_unlock(&pages_lock);
+	return 0;
+}
+
+static const struct movable_pool_ops minimal_ops = {
+	.migrate = minimal_migrate,
+};
+
+static void minimal_free_pages(void)
+{
+	struct page *page;
+	unsigned int i;
+
+	for (i = 0; i < nr_pages; i++) {
+		/* drop our reference first, then free without the lock */
+		mutex_lock(&pages_lock);
+		page = pages[i];
+		pages[i] = NULL;
+		mutex_unlock(&pages_lock);
+		if (page)
+			movable_pool_free_page(pool, page);
+	}
+	kvfree(pages);
+}
+
+static int __init minimal_init(void)
+{
+	struct page *page;
+	unsigned int i;
+
+	pages = kvcalloc(nr_pages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	pool = movable_pool_create("minimal", &minimal_ops, NULL);
+	if (IS_ERR(pool)) {
+		kvfree(pages);
+		return PTR_ERR(pool);
+	}
+	for (i = 0; i < nr_pages; i++) {
+		page = movable_pool_alloc_page(pool, MOVABLE_POOL_GFP, NULL, i);
+		if (IS_ERR(page)) {
+			minimal_free_pages();
+			movable_pool_destroy(pool);
+			return PTR_ERR(page);
+		}
+		pages[i] = page;
+	}
+	pr_info("keeping %u movable pages\n", nr_pages);
+	return 0;
+}
+
+static void __exit minimal_exit(void)
+{
+	minimal_free_pages();
+	movable_pool_destroy(pool);
+}
+
+module_init(minimal_init);
+module_exit(minimal_exit);
+
+MODULE_DESCRIPTION("Smallest movable_pool user");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the movable_pool harnesses. Source it; do not run it.
+
+MP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+MP_CACHE=${MP_CACHE:-$HOME/.cache/movable_pool}
+MP_KVERS=${MP_KVERS:-"6.1 6.12"}
+mkdir -p "$MP_CACHE"
+
+# Debian ABI names the harness was verified with; the newest available is
+# used when a pinned one has left the archive.
+declare -A MP_PIN=([6.1]=6.1.0-57 [6.12]=6.12.118+deb12)
+
+mp_log() { printf '[movable_pool] %s\n' "$*" >&2; }
+mp_die() { mp_log "error: $*"; exit 1; }
+
+# One line per test outcome; tools/testing/check.sh counts them.
+mp_result() { printf 'RESULT: %s %s\n' "$1" "$2"; }
+
+# Install Debian packages that are missing (apt-get only when needed).
+mp_need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	mp_log "installing ${missing[*]}"
+	[ -n "${MP_APT_UPDATED:-}" ] || apt-get update -qq >&2 ||
+		mp_die "apt-get update failed"
+	MP_APT_UPDATED=1
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >&2 ||
+		mp_die "apt-get install ${missing[*]} failed"
+}
+
+mp_need_build_tools() {
+	mp_need_pkgs build-essential flex bison bc libelf-dev libssl-dev \
+		dwarves sparse python3 xz-utils kmod cpio rsync
+}
+
+# Print the path of the kernel source tree for $1 (6.1 or 6.12), unpacking
+# Debian's linux-source package into the cache the first time.
+mp_kernel_tree() {
+	local kver=$1 tree=$MP_CACHE/linux-source-$1
+	if [ ! -f "$tree/.mp-unpacked" ]; then
+		mp_need_pkgs "linux-source-$kver"
+		mp_log "unpacking linux-source-$kver"
+		rm -rf "$tree"
+		tar xf "/usr/src/linux-source-$kver.tar.xz" -C "$MP_CACHE" ||
+			mp_die "cannot unpack linux-source-$kver"
+		touch "$tree/.mp-unpacked"
+	fi
+	echo "$tree"
+}
+
+# Link this repository into the tree as drivers/misc/movable_pool.
+mp_link_tree() {
+	local tree=$1
+	ln -sfn "$MP_REPO" "$tree/drivers/misc/movable_pool"
+	grep -q '^obj-y.*movable_pool/' "$tree/drivers/misc/Makefile" ||
+		echo 'obj-y += movable_pool/' >> "$tree/drivers/misc/Makefile"
+	if ! grep -q 'drivers/misc/movable_pool/Kconfig' "$tree/drivers/misc/Kconfig"; then
+		# before the last endmenu
+		tac "$tree/drivers/misc/Kconfig" |
+			awk '!done && /^endmenu/ { print; print "source \"drivers/misc/movable_pool/Kconfig\""; done=1; next } { print }' |
+			tac > "$tree/drivers/misc/Kconfig.mp" &&
+			mv "$tree/drivers/misc/Kconfig.mp" "$tree/drivers/misc/Kconfig"
+	fi
+}
+
+# The Debian ABI name to use for $1: the pinned one if still in the archive.
+mp_abi() {
+	local kver=$1 pin=${MP_PIN[$1]} pat
+	if apt-cache show "linux-headers-$pin-amd64" >/dev/null 2>&1; then
+		echo "$pin"
+		return
+	fi
+	case $kver in
+	6.1) pat='^linux-headers-6\.1\.0-[0-9]+-amd64$' ;;
+	6.12) pat='^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' ;;
+	*) mp_die "unknown kernel $kver" ;;
+	esac
+	apt-cache search --names-only "$pat" | awk '{print $1}' | sort -V |
+		tail -1 | sed 's/^linux-headers-//; s/-amd64$//'
+}
+
+# Download and unpack a Debian package (no install scripts run) into $2.
+mp_fetch_deb() {
+	local pkg=$1 dest=$2 dir=$MP_CACHE/debs
+	mkdir -p "$dir" "$dest"
+	if ! ls "$dir/${pkg}_"*.deb >/dev/null 2>&1; then
+		[ -n "${MP_APT_UPDATED:-}" ] || apt-get update -qq >&2
+		MP_APT_UPDATED=1
+		(cd "$dir" && apt-get download "$pkg" >&2) ||
+			mp_die "apt-get download $pkg failed"
+	fi
+	dpkg-deb -x "$(ls "$dir/${pkg}_"*.deb | sort -V | tail -1)" "$dest"
+}
+
+# Print the path of Debian's amd64 headers for $1, ready for M= builds.
+mp_headers() {
+	local kver=$1 abi root hdrs
+	abi=$(mp_abi "$kver")
+	[ -n "$abi" ] || mp_die "no Debian headers found for $kver"
+	root=$MP_CACHE/debian-$abi
+	hdrs=$root/usr/src/linux-headers-$abi-amd64
+	if [ ! -f "$root/.mp-ready" ]; then
+		mp_log "fetching Debian $abi headers"
+		rm -rf "$root"
+		local kbuild=linux-kbuild-$kver
+		[ "$kver" = 6.1 ] || kbuild=linux-kbuild-$abi
+		mp_fetch_deb "linux-headers-$abi-amd64" "$root"
+		mp_fetch_deb "linux-headers-$abi-common" "$root"
+		mp_fetch_deb "$kbuild" "$root"
+		# the packages refer to each other by absolute /usr/... paths
+		sed -i "s|/usr/src/linux-headers-$abi-common|$root/usr/src/linux-headers-$abi-common|g" \
+			"$hdrs/Makefile"
+		local l t
+		for l in $(find "$root/usr/src" -maxdepth 2 -type l); do
+			t=$(readlink "$l")
+			case $t in
+			/*) ln -sfn "$root$t" "$l" ;;
+			esac
+		done
+		touch "$root/.mp-ready"
+	fi
+	echo "$hdrs"
+}
