@@ -997,9 +997,10 @@ static void test_bench_migrate(struct kunit *test)
 		for (batch = 0; batch < MPT_BENCH_PAGES / MPT_PAGES; batch++) {
 			t0 = ktime_get_ns();
 			for (i = 0; i < MPT_PAGES; i++) {
-				KUNIT_ASSERT_TRUE(test,
-					mp_isolate_movable_page(ctx->table[i]));
-				list_add_tail(&ctx->table[i]->lru, &list);
+				struct page *page = ctx->table[i];
+
+				KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(page));
+				list_add_tail(&page->lru, &list);
 			}
 			failed = mp_migrate_pages(&list, MPT_GFP, MIGRATE_SYNC);
 			t += ktime_get_ns() - t0;
@@ -1061,6 +1062,7 @@ static struct kunit_suite movable_pool_test_suite = {
 	.exit = mpt_exit,
 	.test_cases = movable_pool_test_cases,
 };
+
 kunit_test_suite(movable_pool_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for movable_pool");

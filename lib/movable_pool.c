@@ -51,7 +51,7 @@
 #define MP_MIGRATING	BIT(1)	/* the driver's routine may be running */
 
 struct movable_pool {
-	spinlock_t lock;
+	spinlock_t lock;		/* see the top of this file */
 	struct list_head pages;
 	bool dying;
 	struct movable_pool_stats stats;

@@ -10,8 +10,8 @@
 #include <linux/version.h>
 #include <linux/migrate.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 0, 0) || \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE || \
+	KERNEL_VERSION(6, 17, 0) <= LINUX_VERSION_CODE
 #error "movable_pool needs struct movable_operations (Linux 6.0 to 6.16)"
 #endif
 
@@ -22,7 +22,7 @@
  */
 static inline bool mp_mode_unsupported(enum migrate_mode mode)
 {
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 10, 0)
+#if KERNEL_VERSION(6, 10, 0) > LINUX_VERSION_CODE
 	return mode == MIGRATE_SYNC_NO_COPY;
 #else
 	return false;
@@ -35,31 +35,31 @@ static inline bool mp_mode_unsupported(enum migrate_mode mode)
  */
 static inline bool mp_isolate_movable_page(struct page *page)
 {
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+#if KERNEL_VERSION(6, 5, 0) > LINUX_VERSION_CODE
 	return isolate_movable_page(page, ISOLATE_UNEVICTABLE) == 0;
 #else
 	return isolate_movable_page(page, ISOLATE_UNEVICTABLE);
 #endif
 }
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#if KERNEL_VERSION(6, 3, 0) > LINUX_VERSION_CODE
 static inline struct page *mp_new_page(struct page *page, unsigned long gfp)
 {
-	return alloc_page(gfp);
+	return alloc_page((__force gfp_t)gfp);
 }
 
 /* Migrate every page on @list to a fresh page allocated with @gfp. */
 static inline int mp_migrate_pages(struct list_head *list, gfp_t gfp,
 				   enum migrate_mode mode)
 {
-	return migrate_pages(list, mp_new_page, NULL, gfp, mode, MR_COMPACTION,
-			     NULL);
+	return migrate_pages(list, mp_new_page, NULL, (__force unsigned long)gfp,
+			     mode, MR_COMPACTION, NULL);
 }
 #else
 static inline struct folio *mp_new_folio(struct folio *folio,
 					 unsigned long gfp)
 {
-	struct page *page = alloc_page(gfp);
+	struct page *page = alloc_page((__force gfp_t)gfp);
 
 	return page ? page_folio(page) : NULL;
 }
@@ -67,8 +67,9 @@ static inline struct folio *mp_new_folio(struct folio *folio,
 static inline int mp_migrate_pages(struct list_head *list, gfp_t gfp,
 				   enum migrate_mode mode)
 {
-	return migrate_pages(list, mp_new_folio, NULL, gfp, mode,
-			     MR_COMPACTION, NULL);
+	return migrate_pages(list, mp_new_folio, NULL,
+			     (__force unsigned long)gfp, mode, MR_COMPACTION,
+			     NULL);
 }
 #endif
 

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/movable_pool.h>
 #include <linux/mutex.h>
+#include <linux/slab.h>
 
 static unsigned int nr_pages = 64;
 module_param(nr_pages, uint, 0444);

@@ -88,6 +88,7 @@ mp_abi() {
 mp_fetch_deb() {
 	local pkg=$1 dest=$2 dir=$MP_CACHE/debs
 	mkdir -p "$dir" "$dest"
+	chmod 777 "$dir"	# apt-get download runs as _apt
 	if ! ls "$dir/${pkg}_"*.deb >/dev/null 2>&1; then
 		[ -n "${MP_APT_UPDATED:-}" ] || apt-get update -qq >&2
 		MP_APT_UPDATED=1

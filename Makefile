@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# User entry points. The kernel build itself reads Kbuild.
+#
+#   make demo              the main job: huge pages with and without movable_pool, in a VM
+#   make check             every test: KUnit (UML), module builds, lint, VM tests
+#   make modules [KVER=]   build movable_pool.ko and samples against Debian headers
+#   make kunit [KVER=]     KUnit suite under UML with KASAN, lockdep, DEBUG_VM
+#   make lint              checkpatch, kernel-doc, W=1 + sparse builds
+#   make vmtest [KVER=]    gfxbuf tests in qemu guests running Debian kernels
+#
+# KVER is 6.1 or 6.12; unset means both. Caches live in ~/.cache/movable_pool
+# (override with MP_CACHE=).
+
+KVER ?=
+T := tools/testing
+
+.PHONY: all demo check modules kunit lint vmtest clean
+
+all: modules
+
+demo:
+	@bash $(T)/vm/demo.sh
+
+check:
+	@bash $(T)/check.sh
+
+modules:
+	@bash $(T)/modules.sh $(KVER)
+
+kunit:
+	@bash $(T)/kunit.sh $(KVER)
+
+lint:
+	@bash $(T)/lint.sh
+
+vmtest:
+	@bash $(T)/vm/vmtest.sh $(KVER)
+
+clean:
+	rm -rf out

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Everything `make check` runs. Each step prints RESULT lines; this script
+# counts them and ends with "N passed, N failed". Exit status 1 on any
+# failure. Steps: KUnit (UML, both kernels), module builds, lint, VM tests.
+set -u
+here=$(dirname "$0")
+. "$here/lib.sh"
+
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+
+step() {	# step NAME COMMAND...: run it, keep its RESULT lines
+	local name=$1 rc
+	shift
+	mp_log "== $name"
+	"$@" | tee -a "$results" | grep -v '^RESULT: pass'
+	rc=${PIPESTATUS[0]}
+	# a step that failed without saying what failed still counts
+	if [ "$rc" -ne 0 ] && ! grep -q "^RESULT: fail" "$results"; then
+		mp_result fail "$name" | tee -a "$results"
+	fi
+}
+
+mp_need_build_tools
+step kunit bash "$here/kunit.sh"
+step modules bash "$here/modules.sh"
+step lint bash "$here/lint.sh"
+if [ -x "$here/vm/vmtest.sh" ]; then
+	step vmtest bash "$here/vm/vmtest.sh"
+fi
+
+passed=$(grep -c '^RESULT: pass' "$results")
+failed=$(grep -c '^RESULT: fail' "$results")
+skipped=$(grep -c '^RESULT: skip' "$results")
+if [ "$failed" -gt 0 ]; then
+	echo "Failed:"
+	grep '^RESULT: fail' "$results" | sed 's/^RESULT: fail /  /'
+fi
+if [ "$skipped" -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]

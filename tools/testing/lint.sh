@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Style and static checks, each a RESULT line:
+#  - scripts/checkpatch.pl --strict --no-tree on every C source and header
+#  - scripts/kernel-doc -none -Wall on every C source and header
+#  - W=1 and sparse (C=1) builds, warning-free, out of tree against Debian's
+#    6.1 and 6.12 headers, and in tree (with the KUnit suite) under UML
+set -u
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/modules.sh"
+
+mp_need_build_tools
+tree=$(mp_kernel_tree 6.12)
+cd "$MP_REPO" || exit 1
+mapfile -t srcs < <(git ls-files '*.c' '*.h' 2>/dev/null || find . -name '*.[ch]')
+status=0
+
+check() {	# check NAME OUTPUT: pass when OUTPUT is empty
+	if [ -z "$2" ]; then
+		mp_result pass "$1"
+	else
+		printf '%s\n' "$2" | head -30 >&2
+		mp_result fail "$1"
+		status=1
+	fi
+}
+
+# CAMELCASE: __SetPageMovable() and friends are the kernel's names; a
+# checkpatch run inside a tree knows them, --no-tree does not.
+# LINUX_VERSION_CODE: allowed in the one compat header, nowhere else.
+out=$(for f in "${srcs[@]}"; do
+	ignore=CAMELCASE
+	[ "$f" = lib/movable_pool_compat.h ] && ignore=$ignore,LINUX_VERSION_CODE
+	"$tree/scripts/checkpatch.pl" --strict --no-tree --quiet \
+		--ignore "$ignore" -f "$f"
+done 2>&1)
+check checkpatch "$out"
+
+out=$(for f in "${srcs[@]}"; do
+	"$tree/scripts/kernel-doc" -none -Wall "$f"
+done 2>&1)
+check kernel-doc "$out"
+
+# Warnings only: the build logs list every compiled file too.
+# In tree, make also rebuilds a few UML helpers with W=1: only our files count.
+warnings() { grep -E 'warning|error' | grep -v '^make' | grep movable_pool; }
+
+for kver in $MP_KVERS; do
+	log=$(MP_MAKE_ARGS="W=1 C=1" mp_build_modules "$kver" 2>&1 >/dev/null)
+	rc=$?
+	[ $rc -eq 0 ] || log="$log
+build failed"
+	check "w1-sparse-modules-$kver" "$(printf '%s\n' "$log" | warnings)"
+
+	# in tree, as linked for KUnit: the suite itself is only built there
+	ktree=$(mp_kernel_tree "$kver")
+	build=$MP_CACHE/uml-$kver
+	if [ -f "$build/.config" ]; then
+		mp_link_tree "$ktree"
+		find "$build/drivers/misc/movable_pool/" -name '*.o' -delete 2>/dev/null
+		log=$(make -C "$ktree" ARCH=um O="$build" W=1 C=1 \
+			-j"$(nproc)" drivers/misc/movable_pool/ 2>&1)
+		rc=$?
+		[ $rc -eq 0 ] || log="$log
+build failed"
+		check "w1-sparse-uml-$kver" "$(printf '%s\n' "$log" | warnings)"
+	else
+		mp_log "no UML build for $kver yet: run tools/testing/kunit.sh first"
+		mp_result fail "w1-sparse-uml-$kver"
+		status=1
+	fi
+done
+exit $status
