@@ -173,6 +173,16 @@ static void mp_putback_page(struct page *page)
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
+static int mp_count_failure(struct movable_pool *pool, int err)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->stats.migrate_failed++;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return err;
+}
+
 /* Enter MP_MIGRATING, or count a failed attempt and say why not. */
 static int mp_begin_migration(struct movable_pool *pool, struct mp_page *meta,
 			      enum migrate_mode mode)
@@ -184,9 +194,6 @@ static int mp_begin_migration(struct movable_pool *pool, struct mp_page *meta,
 	if (mp_mode_unsupported(mode))
 		ret = -EINVAL;
 	else if (meta->pin_count)
-		ret = -EAGAIN;
-	/* zapping takes i_mmap_rwsem, which async callers must not wait on */
-	else if (mode == MIGRATE_ASYNC && mapping_mapped(pool->inode->i_mapping))
 		ret = -EAGAIN;
 
 	if (ret) {
@@ -227,6 +234,17 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 	struct movable_pool *pool = meta->pool;
 	struct address_space *mapping = pool->inode->i_mapping;
 	int rc;
+
+	/*
+	 * Zapping takes i_mmap_rwsem. Async callers must not wait for it, so
+	 * they only go ahead while nobody holds it; a writer slipping in
+	 * between costs a short wait, never a deadlock.
+	 */
+	if (mode == MIGRATE_ASYNC && mapping_mapped(mapping)) {
+		if (!i_mmap_trylock_read(mapping))
+			return mp_count_failure(pool, -EAGAIN);
+		i_mmap_unlock_read(mapping);
+	}
 
 	rc = mp_begin_migration(pool, meta, mode);
 	if (rc)

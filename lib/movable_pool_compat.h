@@ -9,6 +9,7 @@
 
 #include <linux/version.h>
 #include <linux/migrate.h>
+#include <linux/mm.h>
 
 #if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE || \
 	KERNEL_VERSION(6, 17, 0) <= LINUX_VERSION_CODE
@@ -26,6 +27,17 @@ static inline bool mp_mode_unsupported(enum migrate_mode mode)
 	return mode == MIGRATE_SYNC_NO_COPY;
 #else
 	return false;
+#endif
+}
+
+/* vm_flags became read-only behind helpers in 6.3. */
+static inline void mp_vm_flags_set(struct vm_area_struct *vma,
+				   vm_flags_t flags)
+{
+#if KERNEL_VERSION(6, 3, 0) > LINUX_VERSION_CODE
+	vma->vm_flags |= flags;
+#else
+	vm_flags_set(vma, flags);
 #endif
 }
 

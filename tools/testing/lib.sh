@@ -88,11 +88,10 @@ mp_abi() {
 mp_fetch_deb() {
 	local pkg=$1 dest=$2 dir=$MP_CACHE/debs
 	mkdir -p "$dir" "$dest"
-	chmod 777 "$dir"	# apt-get download runs as _apt
 	if ! ls "$dir/${pkg}_"*.deb >/dev/null 2>&1; then
 		[ -n "${MP_APT_UPDATED:-}" ] || apt-get update -qq >&2
 		MP_APT_UPDATED=1
-		(cd "$dir" && apt-get download "$pkg" >&2) ||
+		(cd "$dir" && apt-get download -o APT::Sandbox::User=root "$pkg" >&2) ||
 			mp_die "apt-get download $pkg failed"
 	fi
 	dpkg-deb -x "$(ls "$dir/${pkg}_"*.deb | sort -V | tail -1)" "$dest"

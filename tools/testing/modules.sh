@@ -6,7 +6,7 @@
 # arguments (W=1, C=1) come from $MP_MAKE_ARGS. Objects go to
 # $MP_CACHE/modules-<abi>/, never into the repository.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Print the directory holding the freshly built modules for $1.
 mp_build_modules() {

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gfxbuf_test: drive the gfxbuf sample in a guest and measure what
+ * movable pages buy.
+ *
+ *  1. create BOs worth --alloc-mib, destroy a random (100 - --keep-pct)%
+ *     of them: the survivors are scattered through memory;
+ *  2. fill the survivors, half through mmap, half with engine FILL jobs;
+ *  3. while a "user" thread rewrites pages through mmap and an "engine"
+ *     thread runs CHECKSUM jobs, compact memory and ask for huge pages
+ *     (bounded by free memory), best of --tries;
+ *  4. check every byte and every checksum, count pages whose PFN changed.
+ *
+ * --no-driver only measures huge pages. The last line on stdout is
+ * "GFXBUF_RESULT key=value ...". Exit status 0 when all data checked out
+ * (and, with --expect-moved, pages really moved).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../../samples/movable_pool/gfxbuf_uapi.h"
+
+#define PAGE_SZ		4096u
+#define WORDS		(PAGE_SZ / 4)
+#define HUGE_MIB	2
+
+struct bo {
+	uint32_t handle;
+	uint32_t seed;
+	uint64_t offset;
+	uint32_t *map;
+	uint64_t *pfns;
+	int kept;
+};
+
+static struct {
+	unsigned int alloc_mib, keep_pct, bo_pages, tries, seed;
+	int no_driver, expect_moved;
+} opt = { 800, 50, 4, 3, 1, 0, 0 };
+
+static int fd = -1;
+static struct bo *bos;
+static unsigned int nbos, nkept;
+static unsigned int *kept;		/* indices of kept BOs */
+static volatile int stop;
+static unsigned long user_errors, user_rounds, engine_errors, engine_rounds;
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "[gfxbuf_test] ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "[gfxbuf_test] FATAL: %s: %s\n", what, strerror(errno));
+	printf("GFXBUF_RESULT status=error what=\"%s\"\n", what);
+	exit(2);
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state >> 32;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long meminfo(const char *key)
+{
+	char line[256];
+	long val = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
+			val = atol(line + strlen(key) + 1);
+	fclose(f);
+	return val;	/* kB */
+}
+
+static long vmstat(const char *key)
+{
+	char name[128];
+	long val;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%127s %ld", name, &val) == 2)
+		if (!strcmp(name, key)) {
+			fclose(f);
+			return val;
+		}
+	fclose(f);
+	return -1;
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int f = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (f < 0)
+		return -1;
+	n = write(f, val, strlen(val));
+	close(f);
+	return n < 0 ? -1 : 0;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64] = "";
+	int f = open(path, O_RDONLY);
+
+	if (f < 0)
+		return -1;
+	if (read(f, buf, sizeof(buf) - 1) < 0)
+		buf[0] = 0;
+	close(f);
+	return atol(buf);
+}
+
+/*
+ * Compact, then ask for as many huge pages as free memory could hold (less
+ * a margin, so the guest never OOMs); return how many were granted, and
+ * give them back.
+ */
+static long hugepages_once(void)
+{
+	long free_kb, want, got;
+	char buf[32];
+
+	write_file("/proc/sys/vm/compact_memory", "1");
+	free_kb = meminfo("MemFree");
+	want = (free_kb / 1024 - 48) / HUGE_MIB;
+	if (want < 1)
+		return 0;
+	snprintf(buf, sizeof(buf), "%ld", want);
+	if (write_file("/proc/sys/vm/nr_hugepages", buf))
+		die("nr_hugepages");
+	got = read_long("/proc/sys/vm/nr_hugepages");
+	write_file("/proc/sys/vm/nr_hugepages", "0");
+	say("asked for %ld huge pages, got %ld", want, got);
+	return got;
+}
+
+static long hugepages_best(void)
+{
+	long best = 0, got;
+	unsigned int i;
+
+	for (i = 0; i < opt.tries; i++) {
+		got = hugepages_once();
+		if (got > best)
+			best = got;
+	}
+	return best;
+}
+
+static void bo_expect_page(struct bo *b, unsigned int page, uint32_t *out)
+{
+	unsigned int w;
+
+	for (w = 0; w < WORDS; w++)
+		out[w] = gfxbuf_pattern(b->seed, page, w);
+}
+
+static uint64_t bo_expect_csum(struct bo *b)
+{
+	uint64_t h = GFXBUF_CSUM_INIT;
+	unsigned int p, w;
+
+	for (p = 0; p < opt.bo_pages; p++)
+		for (w = 0; w < WORDS; w++)
+			h = gfxbuf_csum(h, gfxbuf_pattern(b->seed, p, w));
+	return h;
+}
+
+static uint64_t submit(uint32_t op, struct bo *src, struct bo *dst,
+		       uint32_t seed)
+{
+	struct gfxbuf_submit s = {
+		.op = op, .seed = seed, .pages = opt.bo_pages,
+		.src = src ? src->handle : 0, .dst = dst ? dst->handle : 0,
+	};
+
+	if (ioctl(fd, GFXBUF_IOC_SUBMIT, &s))
+		die("GFXBUF_IOC_SUBMIT");
+	return s.fence;
+}
+
+static uint64_t wait_fence(uint64_t fence)
+{
+	struct gfxbuf_wait w = { .fence = fence, .timeout_ms = 60000 };
+
+	if (ioctl(fd, GFXBUF_IOC_WAIT, &w))
+		die("GFXBUF_IOC_WAIT");
+	return w.result;
+}
+
+static void read_pfns(struct bo *b, uint64_t *pfns)
+{
+	struct gfxbuf_bo_info info = {
+		.handle = b->handle, .pages = opt.bo_pages,
+		.pfns = (uintptr_t)pfns,
+	};
+
+	if (ioctl(fd, GFXBUF_IOC_BO_INFO, &info))
+		die("GFXBUF_IOC_BO_INFO");
+}
+
+/* Rewrite random pages through mmap with what they must hold, checking. */
+static void *user_thread(void *arg)
+{
+	uint32_t expect[WORDS];
+	unsigned int seed = 7;
+
+	(void)arg;
+	while (!stop) {
+		struct bo *b = &bos[kept[rand_r(&seed) % nkept]];
+		unsigned int page = rand_r(&seed) % opt.bo_pages;
+		uint32_t *p = b->map + page * WORDS;
+
+		bo_expect_page(b, page, expect);
+		if (memcmp(p, expect, PAGE_SZ))
+			__atomic_add_fetch(&user_errors, 1, __ATOMIC_RELAXED);
+		memcpy(p, expect, PAGE_SZ);
+		user_rounds++;
+	}
+	return NULL;
+}
+
+/* Keep the engine busy: checksums pin pages while compaction runs. */
+static void *engine_thread(void *arg)
+{
+	unsigned int seed = 11;
+
+	(void)arg;
+	while (!stop) {
+		struct bo *b = &bos[kept[rand_r(&seed) % nkept]];
+
+		if (wait_fence(submit(GFXBUF_OP_CHECKSUM, b, NULL, 0)) !=
+		    bo_expect_csum(b))
+			engine_errors++;
+		engine_rounds++;
+	}
+	return NULL;
+}
+
+static void get_stats(struct gfxbuf_stats *st)
+{
+	if (ioctl(fd, GFXBUF_IOC_STATS, st))
+		die("GFXBUF_IOC_STATS");
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: gfxbuf_test [--alloc-mib N] [--keep-pct P] [--bo-pages K]\n"
+		"                   [--tries T] [--seed S] [--no-driver] [--expect-moved]\n");
+	exit(2);
+}
+
+static void parse(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "alloc-mib", 1, 0, 'a' }, { "keep-pct", 1, 0, 'k' },
+		{ "bo-pages", 1, 0, 'b' }, { "tries", 1, 0, 't' },
+		{ "seed", 1, 0, 's' }, { "no-driver", 0, 0, 'n' },
+		{ "expect-moved", 0, 0, 'e' }, { 0, 0, 0, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'a': opt.alloc_mib = atoi(optarg); break;
+		case 'k': opt.keep_pct = atoi(optarg); break;
+		case 'b': opt.bo_pages = atoi(optarg); break;
+		case 't': opt.tries = atoi(optarg); break;
+		case 's': opt.seed = atoi(optarg); break;
+		case 'n': opt.no_driver = 1; break;
+		case 'e': opt.expect_moved = 1; break;
+		default: usage();
+		}
+	}
+	if (!opt.bo_pages || opt.keep_pct > 100 || !opt.tries)
+		usage();
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long verify_errors = 0, csum_errors = 0, moved = 0;
+	struct gfxbuf_stats st;
+	pthread_t ut, et;
+	uint32_t expect[WORDS];
+	unsigned int i, p;
+	uint64_t *fences;
+	double t0 = now();
+	long huge;
+
+	parse(argc, argv);
+	rng_state ^= opt.seed * 0x2545f4914f6cdd1dull;
+	if (opt.no_driver) {
+		huge = hugepages_best();
+		printf("GFXBUF_RESULT status=ok mode=none huge_pages=%ld held_mib=0 seconds=%.1f\n",
+		       huge, now() - t0);
+		return 0;
+	}
+
+	fd = open("/dev/gfxbuf", O_RDWR);
+	if (fd < 0)
+		die("open /dev/gfxbuf");
+	nbos = (unsigned long)opt.alloc_mib * 256 / opt.bo_pages;
+	bos = calloc(nbos, sizeof(*bos));
+	kept = calloc(nbos, sizeof(*kept));
+	fences = calloc(nbos, sizeof(*fences));
+	if (!bos || !kept || !fences)
+		die("calloc");
+
+	say("creating %u BOs of %u pages (%u MiB)", nbos, opt.bo_pages,
+	    opt.alloc_mib);
+	for (i = 0; i < nbos; i++) {
+		struct gfxbuf_create c = { .pages = opt.bo_pages };
+
+		if (ioctl(fd, GFXBUF_IOC_CREATE, &c))
+			die("GFXBUF_IOC_CREATE");
+		bos[i].handle = c.handle;
+		bos[i].offset = c.mmap_offset;
+		bos[i].seed = c.handle * 2654435761u ^ opt.seed;
+	}
+	/* random holes: compaction sees through regular patterns */
+	for (i = 0; i < nbos; i++) {
+		if (rnd() % 100 < opt.keep_pct) {
+			bos[i].kept = 1;
+			kept[nkept++] = i;
+		} else if (ioctl(fd, GFXBUF_IOC_DESTROY, &bos[i].handle)) {
+			die("GFXBUF_IOC_DESTROY");
+		}
+	}
+	if (!nkept)
+		die("no BO kept");
+	say("kept %u BOs (%lu MiB), MemFree %ld MiB", nkept,
+	    (unsigned long)nkept * opt.bo_pages / 256, meminfo("MemFree") / 1024);
+
+	/* fill: even BOs by the CPU through mmap, odd ones by the engine */
+	for (i = 0; i < nkept; i++) {
+		struct bo *b = &bos[kept[i]];
+
+		b->map = mmap(NULL, opt.bo_pages * PAGE_SZ,
+			      PROT_READ | PROT_WRITE, MAP_SHARED, fd, b->offset);
+		if (b->map == MAP_FAILED)
+			die("mmap");
+		b->pfns = calloc(opt.bo_pages, sizeof(uint64_t));
+		if (!b->pfns)
+			die("calloc");
+		if (i & 1) {
+			fences[i] = submit(GFXBUF_OP_FILL, NULL, b, b->seed);
+		} else {
+			for (p = 0; p < opt.bo_pages; p++) {
+				bo_expect_page(b, p, expect);
+				memcpy(b->map + p * WORDS, expect, PAGE_SZ);
+			}
+		}
+		/* keep the engine's queue within its limit */
+		if (i >= 1024 && fences[i - 1024])
+			wait_fence(fences[i - 1024]);
+	}
+	for (i = nkept >= 1024 ? nkept - 1024 : 0; i < nkept; i++)
+		if (fences[i])
+			wait_fence(fences[i]);
+	for (i = 0; i < nkept; i++)
+		read_pfns(&bos[kept[i]], bos[kept[i]].pfns);
+	say("filled in %.1f s", now() - t0);
+
+	pthread_create(&ut, NULL, user_thread, NULL);
+	pthread_create(&et, NULL, engine_thread, NULL);
+	huge = hugepages_best();
+	stop = 1;
+	pthread_join(ut, NULL);
+	pthread_join(et, NULL);
+	say("user thread: %lu pages, engine thread: %lu jobs", user_rounds,
+	    engine_rounds);
+
+	/* every byte through mmap, every BO through the engine */
+	for (i = 0; i < nkept; i++) {
+		struct bo *b = &bos[kept[i]];
+		uint64_t now_pfns[opt.bo_pages];
+
+		for (p = 0; p < opt.bo_pages; p++) {
+			bo_expect_page(b, p, expect);
+			if (memcmp(b->map + p * WORDS, expect, PAGE_SZ))
+				verify_errors++;
+		}
+		read_pfns(b, now_pfns);
+		for (p = 0; p < opt.bo_pages; p++)
+			moved += now_pfns[p] != b->pfns[p];
+		fences[i] = submit(GFXBUF_OP_CHECKSUM, b, NULL, 0);
+		if (i >= 1024)
+			csum_errors += wait_fence(fences[i - 1024]) !=
+				bo_expect_csum(&bos[kept[i - 1024]]);
+	}
+	for (i = nkept >= 1024 ? nkept - 1024 : 0; i < nkept; i++)
+		csum_errors += wait_fence(fences[i]) != bo_expect_csum(&bos[kept[i]]);
+	get_stats(&st);
+
+	printf("GFXBUF_RESULT status=%s mode=%s huge_pages=%ld held_mib=%lu bos=%u pages_moved=%lu migrated=%llu migrate_failed=%llu pin_refused=%llu verify_errors=%lu csum_errors=%lu user_errors=%lu engine_errors=%lu pgmigrate_success=%ld seconds=%.1f\n",
+	       verify_errors || csum_errors || user_errors || engine_errors ||
+	       (opt.expect_moved && (!moved || !st.migrated)) ? "fail" : "ok",
+	       st.movable ? "movable" : "unmovable", huge,
+	       (unsigned long)nkept * opt.bo_pages / 256, nkept, moved,
+	       (unsigned long long)st.migrated,
+	       (unsigned long long)st.migrate_failed,
+	       (unsigned long long)st.pin_refused, verify_errors, csum_errors,
+	       user_errors, engine_errors, vmstat("pgmigrate_success"),
+	       now() - t0);
+	fflush(stdout);
+	close(fd);	/* BOs still mapped: freed when the mappings go */
+	return verify_errors || csum_errors || user_errors || engine_errors ||
+	       (opt.expect_moved && (!moved || !st.migrated));
+}

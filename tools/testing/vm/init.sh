@@ -1,0 +1,56 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the test guest. The kernel command line picks the scenario:
+#   mptest=none|movable|unmovable   mpargs=--opt=val,--opt=val
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug
+echo never > /sys/kernel/mm/transparent_hugepage/enabled
+# one mapping per BO: the tests map up to ~200k of them
+echo 1000000 > /proc/sys/vm/max_map_count
+
+arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p"; }
+scenario=$(arg mptest)
+args=$(arg mpargs | tr ',' ' ')
+echo "MP_GUEST kernel=$(uname -r) scenario=$scenario cpus=$(nproc) mem_kb=$(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
+
+rc=0
+load() {
+	# the scenarios hold up to 7/8 of RAM (gfxbuf's default limit is 3/4)
+	limit=$(($(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo) / 4 * 7 / 8))
+	insmod /movable_pool.ko && insmod /gfxbuf.ko max_total_pages=$limit "$@" ||
+		{ echo "MP_STEP insmod=fail"; rc=1; }
+}
+unload() {
+	# every BO was freed when the test exited; the pools must be empty
+	rmmod gfxbuf && rmmod movable_pool && echo "MP_STEP rmmod=ok" ||
+		{ echo "MP_STEP rmmod=fail"; rc=1; }
+}
+
+case $scenario in
+none)
+	/gfxbuf_test --no-driver $args || rc=1
+	;;
+movable)
+	load movable=1
+	[ $rc = 0 ] && { /gfxbuf_test --expect-moved $args || rc=1; }
+	# the smallest sample loads and unloads too
+	insmod /movable_pool_minimal.ko && rmmod movable_pool_minimal ||
+		{ echo "MP_STEP minimal=fail"; rc=1; }
+	unload
+	;;
+unmovable)
+	load movable=0
+	[ $rc = 0 ] && { /gfxbuf_test $args || rc=1; }
+	unload
+	;;
+*)
+	echo "MP_STEP scenario=unknown"
+	rc=1
+	;;
+esac
+echo "MP_EXIT rc=$rc"
+poweroff -f

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for qemu guests running Debian's kernels. Source after lib.sh and
+# modules.sh.
+
+mp_need_vm_tools() {
+	mp_need_build_tools
+	mp_need_pkgs qemu-system-x86 busybox-static libc6-dev
+}
+
+# Print the path of Debian's amd64 kernel image for $1.
+mp_vmlinuz() {
+	local kver=$1 abi root
+	abi=$(mp_abi "$kver")
+	root=$MP_CACHE/image-$abi
+	if [ ! -f "$root/.mp-ready" ]; then
+		mp_log "fetching Debian $abi kernel image"
+		rm -rf "$root"
+		mp_fetch_deb "linux-image-$abi-amd64-unsigned" "$root"
+		touch "$root/.mp-ready"
+	fi
+	echo "$root/boot/vmlinuz-$abi-amd64"
+}
+
+# Build the guest's initramfs for $1 and print its path.
+mp_initramfs() {
+	local kver=$1 mods dir out
+	mods=$(mp_build_modules "$kver" 2>"$MP_CACHE/modules-$kver.log") || {
+		cat "$MP_CACHE/modules-$kver.log" >&2
+		return 1
+	}
+	dir=$MP_CACHE/initramfs-$kver
+	out=$MP_CACHE/initramfs-$kver.cpio.gz
+	rm -rf "$dir"
+	mkdir -p "$dir/bin" "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp"
+	cp /bin/busybox "$dir/bin/busybox"
+	cp "$mods/movable_pool.ko" "$mods/samples/movable_pool/gfxbuf.ko" \
+		"$mods/samples/movable_pool/movable_pool_minimal.ko" "$dir/"
+	gcc -static -O2 -pthread -Wall -o "$dir/gfxbuf_test" \
+		"$MP_REPO/tools/testing/vm/gfxbuf_test.c" || return 1
+	install -m 755 "$MP_REPO/tools/testing/vm/init.sh" "$dir/init"
+	(cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
+	echo "$out"
+}
+
+# Kernel log lines that mean the guest kernel is unwell.
+MP_GUEST_BAD='WARNING:|BUG:|Oops|Kernel panic|general protection|KASAN|Call Trace:|page allocation failure|Out of memory|soft lockup|hung_task|blocked for more than'
+
+# mp_boot KVER SCENARIO ARGS LOG: boot a guest, log its console to LOG.
+# Fails (and shows the log) on timeout, panic, or any bad kernel line.
+mp_boot() {
+	local kver=$1 scenario=$2 args=$3 log=$4 kernel initrd rc
+	kernel=$(mp_vmlinuz "$kver") || return 1
+	initrd=$MP_CACHE/initramfs-$kver.cpio.gz
+	timeout "${MP_VM_TIMEOUT:-600}" qemu-system-x86_64 -accel tcg -cpu max \
+		-m "${MP_VM_MEM:-1024}" -smp 2 -nographic -no-reboot \
+		-kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 loglevel=5 mptest=$scenario mpargs=$args" \
+		< /dev/null > "$log" 2>&1
+	rc=$?
+	tr -d '\r' < "$log" > "$log.tmp" && mv "$log.tmp" "$log"
+	if [ $rc -eq 124 ]; then
+		mp_log "guest timed out ($kver $scenario); its log:"
+		tail -60 "$log" >&2
+		return 1
+	fi
+	if grep -Eq "$MP_GUEST_BAD" "$log" || ! grep -q '^MP_EXIT rc=0' "$log"; then
+		mp_log "guest failed ($kver $scenario); its log:"
+		grep -v '^\[gfxbuf_test\]' "$log" | tail -80 >&2
+		return 1
+	fi
+	return 0
+}
+
+# The value of KEY in the GFXBUF_RESULT line of LOG.
+mp_field() {
+	sed -n 's/^GFXBUF_RESULT //p' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | tail -1
+}

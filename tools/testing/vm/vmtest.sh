@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# gfxbuf in qemu guests on Debian's 6.1 and 6.12 kernels: memory held in
+# BOs with random holes, engine jobs and mmap traffic during compaction;
+# every byte checked; pages must really move with movable=1; modules must
+# unload cleanly. One RESULT line per kernel and scenario.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+. "$here/../modules.sh"
+. "$here/vm.sh"
+
+ARGS=${MP_VMTEST_ARGS:---alloc-mib=400,--keep-pct=50,--tries=1}
+
+mp_need_vm_tools
+status=0
+for kver in ${1:-$MP_KVERS}; do
+	if ! mp_initramfs "$kver" >/dev/null; then
+		mp_result fail "vmtest-$kver/initramfs"
+		status=1
+		continue
+	fi
+	for scenario in movable unmovable; do
+		log=$MP_CACHE/vmtest-$kver-$scenario.log
+		mp_log "booting $kver guest: $scenario"
+		if mp_boot "$kver" "$scenario" "$ARGS" "$log"; then
+			mp_log "$kver $scenario: $(sed -n 's/^GFXBUF_RESULT //p' "$log")"
+			mp_result pass "vmtest-$kver/$scenario"
+		else
+			mp_result fail "vmtest-$kver/$scenario"
+			status=1
+		fi
+	done
+done
+exit $status
