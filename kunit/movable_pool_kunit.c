@@ -243,11 +243,20 @@ static void test_create_gives_empty_pool(struct kunit *test)
 	movable_pool_destroy(NULL);
 }
 
-static void test_alloc_rejects_null_pool(struct kunit *test)
+static void test_alloc_rejects_bad_arguments(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, PTR_ERR(movable_pool_alloc_page(NULL, MPT_GFP,
-							      NULL, 0)),
-			-EINVAL);
+	struct mpt_ctx *ctx = test->priv;
+
+	struct page *page;
+
+	page = movable_pool_alloc_page(NULL, MPT_GFP, NULL, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(page), -EINVAL);
+	page = movable_pool_alloc_page(ctx->pool, GFP_KERNEL_ACCOUNT, NULL, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(page), -EINVAL);
+	page = movable_pool_alloc_page(ctx->pool, GFP_KERNEL | __GFP_COMP,
+				       NULL, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(page), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).allocated, 0UL);
 }
 
 static void test_alloc_makes_page_movable(struct kunit *test)
@@ -602,19 +611,30 @@ static void test_routine_error_keeps_page(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
-static void test_free_while_isolated(struct kunit *test)
+/*
+ * One pool page, isolated by the VM and then freed by the driver. Returns
+ * it with an extra reference, so the test can watch its fate.
+ */
+static struct page *mpt_isolate_then_free(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
 	struct page *page;
-	LIST_HEAD(list);
 
 	mpt_fill(test, 0, 1);
 	page = ctx->table[0];
-	get_page(page);		/* watch the page's fate */
+	get_page(page);
 	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(page));
 	mpt_free(ctx, 0);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).isolated, 0UL);
+	return page;
+}
+
+static void test_free_while_isolated(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page = mpt_isolate_then_free(test);
+	LIST_HEAD(list);
 
 	/* the core finds the page released and drops it without calling us */
 	list_add(&page->lru, &list);
@@ -629,14 +649,9 @@ static void test_free_while_isolated(struct kunit *test)
 static void test_free_while_isolated_then_putback(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
-	struct page *page;
+	struct page *page = mpt_isolate_then_free(test);
 	LIST_HEAD(list);
 
-	mpt_fill(test, 0, 1);
-	page = ctx->table[0];
-	get_page(page);
-	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(page));
-	mpt_free(ctx, 0);
 	list_add(&page->lru, &list);
 	putback_movable_pages(&list);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).putback, 0UL);
@@ -1024,7 +1039,7 @@ static void test_bench_migrate(struct kunit *test)
 static struct kunit_case movable_pool_test_cases[] = {
 	KUNIT_CASE(test_create_rejects_bad_arguments),
 	KUNIT_CASE(test_create_gives_empty_pool),
-	KUNIT_CASE(test_alloc_rejects_null_pool),
+	KUNIT_CASE(test_alloc_rejects_bad_arguments),
 	KUNIT_CASE(test_alloc_makes_page_movable),
 	KUNIT_CASE(test_alloc_honours_gfp),
 	KUNIT_CASE(test_free_updates_stats),

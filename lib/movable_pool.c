@@ -79,6 +79,11 @@ static struct vfsmount *mp_mnt;
 static int mp_mnt_count;
 static atomic_t mp_pool_ids = ATOMIC_INIT(0);
 
+/* What of the caller's gfp applies to our own record: how hard to try. */
+#define MP_META_GFP	(GFP_KERNEL | __GFP_HIGH | __GFP_NOWARN | \
+			 __GFP_NORETRY | __GFP_RETRY_MAYFAIL | __GFP_NOFAIL | \
+			 __GFP_NOMEMALLOC)
+
 #define mp_misuse(fmt, ...) \
 	WARN_ONCE(1, KBUILD_MODNAME ": misuse: " fmt, ##__VA_ARGS__)
 
@@ -253,9 +258,12 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 	/*
 	 * Zap under the src page lock: a racing fault then blocks in
 	 * movable_pool_insert_pfn() until we are done, and sees the page gone.
+	 * A mapping created after the check has no PTE for src: it could only
+	 * get one through that same fault path.
 	 */
-	unmap_mapping_range(mapping, (loff_t)meta->index << PAGE_SHIFT,
-			    PAGE_SIZE, 1);
+	if (mapping_mapped(mapping))
+		unmap_mapping_range(mapping, (loff_t)meta->index << PAGE_SHIFT,
+				    PAGE_SIZE, 1);
 
 	/* dst is ours before the routine publishes it, so pins see it */
 	mp_attach(dst, meta);
@@ -286,7 +294,8 @@ static const struct movable_operations mp_mops = {
  * movable_pool_alloc_page() - allocate a movable page for the driver
  * @pool: the pool
  * @gfp: allocation flags; __GFP_MOVABLE is always added (see
- *	%MOVABLE_POOL_GFP)
+ *	%MOVABLE_POOL_GFP). __GFP_ACCOUNT is refused: memcg charges do not
+ *	follow non-LRU pages when they migrate.
  * @owner: driver cookie handed back to the migrate routine
  * @index: driver index handed back to the migrate routine; also the page's
  *	offset in movable_pool_mapping() if the driver maps it to userspace
@@ -295,7 +304,8 @@ static const struct movable_operations mp_mops = {
  * soon as this returns unless the driver pins it.
  *
  * Context: any context @gfp allows.
- * Return: the page, ERR_PTR(-EINVAL) for a NULL @pool, ERR_PTR(-ENODEV) if
+ * Return: the page, ERR_PTR(-EINVAL) for a NULL @pool or unsupported @gfp
+ * flags, ERR_PTR(-ENODEV) if
  * the pool is being destroyed, ERR_PTR(-ENOMEM) if memory is short,
  * ERR_PTR(-EBUSY) if the new page was unexpectedly locked.
  */
@@ -306,13 +316,13 @@ struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
 	struct page *page;
 	unsigned long flags;
 
-	if (!pool)
+	/* memcg charges do not follow non-LRU pages when they migrate */
+	if (!pool || (gfp & (__GFP_ACCOUNT | __GFP_COMP)))
 		return ERR_PTR(-EINVAL);
 	if (READ_ONCE(pool->dying))
 		return ERR_PTR(-ENODEV);
 
-	meta = kmem_cache_zalloc(mp_page_cache,
-				 gfp & ~(GFP_ZONEMASK | __GFP_ZERO));
+	meta = kmem_cache_zalloc(mp_page_cache, gfp & MP_META_GFP);
 	if (!meta)
 		return ERR_PTR(-ENOMEM);
 	page = alloc_page(gfp | __GFP_MOVABLE);

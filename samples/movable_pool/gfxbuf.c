@@ -55,7 +55,7 @@ module_param(max_total_pages, ulong, 0444);
 MODULE_PARM_DESC(max_total_pages, "BO pages in all files (default 3/4 of RAM)");
 
 #define GFXBUF_MAX_JOBS		4096	/* submitted and not yet waited for */
-#define GFXBUF_MAX_STRIDE	(1U << 20)
+#define GFXBUF_MAX_STRIDE	BIT(20)
 
 static atomic_long_t gfxbuf_total_pages = ATOMIC_LONG_INIT(0);
 static struct workqueue_struct *gfxbuf_engine;
@@ -205,8 +205,8 @@ static int gfxbuf_open(struct inode *inode, struct file *file)
 	xa_init_flags(&gf->bos, XA_FLAGS_ALLOC1);
 	xa_init(&gf->jobs);
 	init_waitqueue_head(&gf->wq);
-	gf->stride = roundup_pow_of_two(clamp(max_bo_pages, 1U,
-					      GFXBUF_MAX_STRIDE));
+	gf->stride = roundup_pow_of_two(clamp_t(unsigned long, max_bo_pages, 1,
+						GFXBUF_MAX_STRIDE));
 	if (movable) {
 		gf->pool = movable_pool_create("gfxbuf", &gfxbuf_pool_ops, gf);
 		if (IS_ERR(gf->pool)) {
@@ -438,9 +438,18 @@ static void gfxbuf_job_run(struct work_struct *work)
 	kref_put(&gf->ref, gfxbuf_file_release);
 }
 
-static bool gfxbuf_range_ok(struct gfxbuf_bo *bo, u32 first, u32 pages)
+/* Look up a job's BO, check the range, and make room for its pins. */
+static int gfxbuf_job_operand(struct gfxbuf_file *gf, u32 handle, u32 first,
+			      u32 pages, struct gfxbuf_bo **bo,
+			      struct page ***pinned)
 {
-	return bo && (u64)first + pages <= bo->npages;
+	*bo = gfxbuf_bo_get(gf, handle);
+	if (!*bo)
+		return -ENOENT;
+	if ((u64)first + pages > (*bo)->npages)
+		return -EINVAL;
+	*pinned = kvcalloc(pages, sizeof(**pinned), GFP_KERNEL);
+	return *pinned ? 0 : -ENOMEM;
 }
 
 static int gfxbuf_submit(struct gfxbuf_file *gf, struct gfxbuf_submit *args)
@@ -448,7 +457,7 @@ static int gfxbuf_submit(struct gfxbuf_file *gf, struct gfxbuf_submit *args)
 	bool reads = args->op == GFXBUF_OP_COPY || args->op == GFXBUF_OP_CHECKSUM;
 	bool writes = args->op == GFXBUF_OP_COPY || args->op == GFXBUF_OP_FILL;
 	struct gfxbuf_job *job;
-	int ret = -EINVAL;
+	int ret = 0;
 
 	if ((!reads && !writes) || args->pad || !args->pages)
 		return -EINVAL;
@@ -457,37 +466,21 @@ static int gfxbuf_submit(struct gfxbuf_file *gf, struct gfxbuf_submit *args)
 		return -ENOMEM;
 	INIT_WORK(&job->work, gfxbuf_job_run);
 	job->gf = gf;
-	if (reads) {
-		job->src = gfxbuf_bo_get(gf, args->src);
-		ret = job->src ? 0 : -ENOENT;
-		if (!ret && !gfxbuf_range_ok(job->src, args->src_page, args->pages))
-			ret = -EINVAL;
-		if (!ret) {
-			job->src_pages = kvcalloc(args->pages, sizeof(void *),
-						  GFP_KERNEL);
-			ret = job->src_pages ? 0 : -ENOMEM;
-		}
-		if (ret)
-			goto err;
-	}
-	if (writes) {
-		job->dst = gfxbuf_bo_get(gf, args->dst);
-		ret = job->dst ? 0 : -ENOENT;
-		if (!ret && !gfxbuf_range_ok(job->dst, args->dst_page, args->pages))
-			ret = -EINVAL;
-		/* overlapping copies within one BO have no defined result */
-		if (!ret && job->src == job->dst &&
-		    args->src_page < args->dst_page + args->pages &&
-		    args->dst_page < args->src_page + args->pages)
-			ret = -EINVAL;
-		if (!ret) {
-			job->dst_pages = kvcalloc(args->pages, sizeof(void *),
-						  GFP_KERNEL);
-			ret = job->dst_pages ? 0 : -ENOMEM;
-		}
-		if (ret)
-			goto err;
-	}
+	if (reads)
+		ret = gfxbuf_job_operand(gf, args->src, args->src_page,
+					 args->pages, &job->src,
+					 &job->src_pages);
+	if (!ret && writes)
+		ret = gfxbuf_job_operand(gf, args->dst, args->dst_page,
+					 args->pages, &job->dst,
+					 &job->dst_pages);
+	/* overlapping copies within one BO have no defined result */
+	if (!ret && job->src == job->dst &&
+	    args->src_page < args->dst_page + args->pages &&
+	    args->dst_page < args->src_page + args->pages)
+		ret = -EINVAL;
+	if (ret)
+		goto err;
 
 	mutex_lock(&gf->lock);
 	if (gf->njobs >= GFXBUF_MAX_JOBS) {
@@ -515,6 +508,11 @@ err:
 	return ret;
 }
 
+static bool gfxbuf_done(struct gfxbuf_file *gf, u64 fence)
+{
+	return atomic64_read_acquire(&gf->done_fence) >= fence;
+}
+
 static int gfxbuf_wait(struct gfxbuf_file *gf, struct gfxbuf_wait *args)
 {
 	struct gfxbuf_job *job;
@@ -528,12 +526,11 @@ static int gfxbuf_wait(struct gfxbuf_file *gf, struct gfxbuf_wait *args)
 	if (!job)
 		return -ENOENT;
 
-	left = wait_event_interruptible_timeout(gf->wq,
-		atomic64_read_acquire(&gf->done_fence) >= args->fence,
-		msecs_to_jiffies(args->timeout_ms));
+	left = wait_event_interruptible_timeout(gf->wq, gfxbuf_done(gf, args->fence),
+						msecs_to_jiffies(args->timeout_ms));
 	if (left < 0)
 		return left;
-	if (atomic64_read_acquire(&gf->done_fence) < args->fence)
+	if (!gfxbuf_done(gf, args->fence))
 		return -ETIME;
 
 	mutex_lock(&gf->lock);

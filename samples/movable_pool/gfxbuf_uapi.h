@@ -91,8 +91,19 @@ struct gfxbuf_bo_info {
 /**
  * struct gfxbuf_stats - GFXBUF_IOC_STATS: this file's pool counters
  * @movable: 1 if the driver was loaded with movable=1
- * @pages: ... and the rest as in struct movable_pool_stats (zero, but
- *	@pages, @allocated and @freed, when not movable)
+ * @pages: pages held by this file's BOs
+ * @pinned: pages pinned by the engine
+ * @isolated: pages isolated by the VM for migration
+ * @migrating: pages being migrated
+ * @allocated: pages ever allocated
+ * @freed: pages ever freed
+ * @migrated: successful migrations
+ * @migrate_failed: failed migration attempts
+ * @putback: isolated pages put back unmigrated
+ * @pin_refused: isolations refused because a page was pinned
+ *
+ * As in struct movable_pool_stats; with movable=0 only @pages, @allocated
+ * and @freed count.
  */
 struct gfxbuf_stats {
 	__u64 movable;

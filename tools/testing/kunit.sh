@@ -4,7 +4,8 @@
 # Run the KUnit suite under UML against Debian's kernel source for each
 # version given (default: 6.1 6.12), with KASAN, lockdep and DEBUG_VM on.
 # Prints one RESULT line per test case, one for the kernel log check, and
-# the benchmark lines the suite reported.
+# the benchmark lines the suite reported; then runs the benchmark cases
+# again in a build without debug options (MP_NO_BENCH=1 skips that).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -81,9 +82,32 @@ run_one() {
 	[ $rc -eq 0 ]
 }
 
+# The benchmark cases in a build without debug instrumentation.
+bench_one() {
+	local kver=$1 tree build out
+	tree=$(mp_kernel_tree "$kver") || return 1
+	build=$MP_CACHE/uml-$kver-bench
+	out=$build/kunit-run.txt
+	mkdir -p "$build"
+	mp_link_tree "$tree"
+	mp_log "KUnit benchmarks on UML $kver without debug options"
+	(cd "$tree" && ./tools/testing/kunit/kunit.py run \
+		--kunitconfig="$MP_REPO/kunit/bench.kunitconfig" \
+		--build_dir="$build" --jobs="$(nproc)" --timeout=600 \
+		'movable_pool.test_bench*') > "$out" 2>&1
+	if [ $? -ne 0 ]; then
+		tail -40 "$out" >&2
+		mp_result fail "kunit-$kver/bench-nodebug"
+		return 1
+	fi
+	grep -o 'bench: .*' "$build/test.log" | sed "s/^/[$kver, no debug] /" >&2
+	mp_result pass "kunit-$kver/bench-nodebug"
+}
+
 mp_need_build_tools
 status=0
 for kver in ${1:-$MP_KVERS}; do
 	run_one "$kver" || status=1
+	[ -n "${MP_NO_BENCH:-}" ] || bench_one "$kver" || status=1
 done
 exit $status

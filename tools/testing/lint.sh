@@ -13,7 +13,8 @@ set -u
 mp_need_build_tools
 tree=$(mp_kernel_tree 6.12)
 cd "$MP_REPO" || exit 1
-mapfile -t srcs < <(git ls-files '*.c' '*.h' 2>/dev/null || find . -name '*.[ch]')
+mapfile -t srcs < <(git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null ||
+	find . -name '*.[ch]')
 status=0
 
 check() {	# check NAME OUTPUT: pass when OUTPUT is empty

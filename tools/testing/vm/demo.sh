@@ -19,6 +19,13 @@ ARGS="--alloc-mib=$ALLOC,--keep-pct=50,--bo-pages=${MP_DEMO_BO_PAGES:-1},--tries
 
 mp_need_vm_tools
 say() { printf '==> %s\n' "$*"; }
+label() {
+	case $1 in
+	none) echo "no driver" ;;
+	movable) echo "gfxbuf movable=1" ;;
+	unmovable) echo "gfxbuf movable=0" ;;
+	esac
+}
 t0=$(date +%s)
 
 say "preparing Debian $KVER kernel, modules and initramfs (cached after the first run)"
@@ -28,11 +35,7 @@ mp_initramfs "$KVER" >/dev/null || exit 1
 declare -A huge moved migrated verified status
 fail=0
 for scenario in none movable unmovable; do
-	case $scenario in
-	none) what="no driver" ;;
-	movable) what="gfxbuf movable=1" ;;
-	unmovable) what="gfxbuf movable=0" ;;
-	esac
+	what=$(label "$scenario")
 	say "booting a 1 GiB guest: $what (about a minute under TCG)"
 	log=$MP_CACHE/demo-$KVER-$scenario.log
 	if mp_boot "$KVER" "$scenario" "$ARGS" "$log"; then
@@ -66,11 +69,7 @@ echo "then compaction and huge page requests (best of 3) during mmap and engine 
 echo
 printf '%-20s %12s %16s %22s %8s\n' "" "huge pages" "pages migrated" "data verified" "guest"
 for scenario in none movable unmovable; do
-	case $scenario in
-	none) what="no driver" ;;
-	movable) what="gfxbuf movable=1" ;;
-	unmovable) what="gfxbuf movable=0" ;;
-	esac
+	what=$(label "$scenario")
 	m=${migrated[$scenario]:-}
 	[ "$scenario" = none ] && m="-"
 	printf '%-20s %12s %16s %22s %8s\n' "$what" "${huge[$scenario]:-?}" \

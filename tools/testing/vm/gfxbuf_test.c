@@ -11,11 +11,13 @@
  *     (bounded by free memory), best of --tries;
  *  4. check every byte and every checksum, count pages whose PFN changed.
  *
- * --no-driver only measures huge pages. The last line on stdout is
+ * --no-driver only measures huge pages; --uapi checks the errno of every
+ * bad input (with gfxbuf loaded with max_total_pages=1024). The last line on stdout is
  * "GFXBUF_RESULT key=value ...". Exit status 0 when all data checked out
  * (and, with --expect-moved, pages really moved).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -35,6 +37,7 @@
 #define PAGE_SZ		4096u
 #define WORDS		(PAGE_SZ / 4)
 #define HUGE_MIB	2
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct bo {
 	uint32_t handle;
@@ -47,14 +50,14 @@ struct bo {
 
 static struct {
 	unsigned int alloc_mib, keep_pct, bo_pages, tries, seed;
-	int no_driver, expect_moved;
-} opt = { 800, 50, 4, 3, 1, 0, 0 };
+	int no_driver, expect_moved, uapi;
+} opt = { 800, 50, 4, 3, 1, 0, 0, 0 };
 
 static int fd = -1;
 static struct bo *bos;
 static unsigned int nbos, nkept;
 static unsigned int *kept;		/* indices of kept BOs */
-static volatile int stop;
+static int stop;			/* tells the threads to finish */
 static unsigned long user_errors, user_rounds, engine_errors, engine_rounds;
 
 static void say(const char *fmt, ...)
@@ -93,7 +96,7 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static long meminfo(const char *key)
+static long read_meminfo(const char *key)
 {
 	char line[256];
 	long val = -1;
@@ -108,7 +111,7 @@ static long meminfo(const char *key)
 	return val;	/* kB */
 }
 
-static long vmstat(const char *key)
+static long read_vmstat(const char *key)
 {
 	char name[128];
 	long val;
@@ -161,7 +164,7 @@ static long hugepages_once(void)
 	char buf[32];
 
 	write_file("/proc/sys/vm/compact_memory", "1");
-	free_kb = meminfo("MemFree");
+	free_kb = read_meminfo("MemFree");
 	want = (free_kb / 1024 - 48) / HUGE_MIB;
 	if (want < 1)
 		return 0;
@@ -246,7 +249,7 @@ static void *user_thread(void *arg)
 	unsigned int seed = 7;
 
 	(void)arg;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		struct bo *b = &bos[kept[rand_r(&seed) % nkept]];
 		unsigned int page = rand_r(&seed) % opt.bo_pages;
 		uint32_t *p = b->map + page * WORDS;
@@ -266,7 +269,7 @@ static void *engine_thread(void *arg)
 	unsigned int seed = 11;
 
 	(void)arg;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		struct bo *b = &bos[kept[rand_r(&seed) % nkept]];
 
 		if (wait_fence(submit(GFXBUF_OP_CHECKSUM, b, NULL, 0)) !=
@@ -283,11 +286,181 @@ static void get_stats(struct gfxbuf_stats *st)
 		die("GFXBUF_IOC_STATS");
 }
 
-static void usage(void)
+/*
+ * The library's debugfs file for our pool (the only gfxbuf pool while this
+ * runs) must say what the ioctl says. Returns the number of mismatches, or
+ * -1 if there is no such file.
+ */
+static int debugfs_mismatches(const struct gfxbuf_stats *st)
+{
+	static const char root[] = "/sys/kernel/debug/movable_pool";
+	char path[512], name[64];
+	struct dirent *de;
+	unsigned long long v;
+	int found = 0, bad = 0;
+	DIR *d = opendir(root);
+	FILE *f;
+
+	if (!d)
+		return -1;
+	for (de = readdir(d); de; de = readdir(d)) {
+		if (!strncmp(de->d_name, "gfxbuf-", 7)) {
+			snprintf(path, sizeof(path), "%s/%s/stats", root, de->d_name);
+			found++;
+		}
+	}
+	closedir(d);
+	if (found != 1)
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %llu", name, &v) == 2) {
+		const struct { const char *n; uint64_t v; } want[] = {
+			{ "pages", st->pages }, { "allocated", st->allocated },
+			{ "freed", st->freed }, { "migrated", st->migrated },
+			{ "pinned", st->pinned }, { "isolated", st->isolated },
+			{ "migrating", st->migrating },
+		};
+		unsigned int i;
+
+		for (i = 0; i < ARRAY_SIZE(want); i++)
+			if (!strcmp(name, want[i].n) && v != want[i].v) {
+				say("debugfs %s %llu, ioctl %llu", name, v,
+				    (unsigned long long)want[i].v);
+				bad++;
+			}
+	}
+	fclose(f);
+	return bad;
+}
+
+/* --uapi: every bad input gets its errno; closing with jobs queued is safe. */
+static int uapi_failures;
+
+static void expect_errno(const char *what, int ret, int err)
+{
+	int ok = err ? ret == -1 && errno == err : ret == 0;
+
+	if (!ok) {
+		uapi_failures++;
+		say("uapi: %s: got %d (%s), want %s", what, ret,
+		    ret ? strerror(errno) : "success", err ? strerror(err) : "success");
+	}
+}
+
+/* A create that must fail: nothing to clean up. */
+static int bad_create(uint32_t pages, uint32_t flags)
+{
+	struct gfxbuf_create c = { .pages = pages, .flags = flags };
+
+	return ioctl(fd, GFXBUF_IOC_CREATE, &c);
+}
+
+static int uapi_test(void)
+{
+	struct gfxbuf_create c = { .pages = 4 }, c2 = { .pages = 4 };
+	struct gfxbuf_submit sub;
+	struct gfxbuf_wait w = { .timeout_ms = 10000 };
+	struct gfxbuf_bo_info info = { .pages = 4 };
+	struct gfxbuf_stats st;
+	uint32_t handles[64], bad = 12345;
+	unsigned int n = 0, i;
+	void *map;
+	int fd2;
+
+	expect_errno("create 0 pages", bad_create(0, 0), EINVAL);
+	expect_errno("create with flags", bad_create(1, 1), EINVAL);
+	expect_errno("create too large", bad_create(1u << 30, 0), E2BIG);
+	expect_errno("create bad pointer", ioctl(fd, GFXBUF_IOC_CREATE, NULL),
+		     EFAULT);
+	expect_errno("unknown ioctl", ioctl(fd, _IO('G', 0x7f)), ENOTTY);
+	expect_errno("destroy unknown", ioctl(fd, GFXBUF_IOC_DESTROY, &bad),
+		     ENOENT);
+	expect_errno("create", ioctl(fd, GFXBUF_IOC_CREATE, &c), 0);
+	expect_errno("create 2", ioctl(fd, GFXBUF_IOC_CREATE, &c2), 0);
+
+	sub = (struct gfxbuf_submit){ .op = 99, .dst = c.handle, .pages = 1 };
+	expect_errno("submit bad op", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), EINVAL);
+	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_FILL, .dst = bad, .pages = 1 };
+	expect_errno("submit bad handle", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), ENOENT);
+	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_FILL, .dst = c.handle,
+				      .dst_page = 3, .pages = 2 };
+	expect_errno("submit past the end", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), EINVAL);
+	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_COPY, .src = c.handle,
+				      .dst = c.handle, .dst_page = 1, .pages = 2 };
+	expect_errno("submit overlapping copy", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), EINVAL);
+	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_FILL, .dst = c.handle,
+				      .pages = 1, .pad = 1 };
+	expect_errno("submit pad", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), EINVAL);
+	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_COPY, .src = c.handle,
+				      .dst = c2.handle, .pages = 4 };
+	expect_errno("submit copy", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), 0);
+	w.fence = sub.fence;
+	expect_errno("wait", ioctl(fd, GFXBUF_IOC_WAIT, &w), 0);
+	expect_errno("wait twice", ioctl(fd, GFXBUF_IOC_WAIT, &w), ENOENT);
+	w.fence = 1000000;
+	expect_errno("wait unknown", ioctl(fd, GFXBUF_IOC_WAIT, &w), ENOENT);
+
+	info.handle = c.handle;
+	info.pfns = 16;		/* not a user address */
+	expect_errno("info bad pointer", ioctl(fd, GFXBUF_IOC_BO_INFO, &info), EFAULT);
+
+	map = mmap(NULL, PAGE_SZ, PROT_READ, MAP_PRIVATE, fd, c.mmap_offset);
+	expect_errno("mmap private", map == MAP_FAILED ? -1 : 0, EINVAL);
+	map = mmap(NULL, 8 * PAGE_SZ, PROT_READ, MAP_SHARED, fd, c.mmap_offset);
+	expect_errno("mmap past the end", map == MAP_FAILED ? -1 : 0, EINVAL);
+	map = mmap(NULL, PAGE_SZ, PROT_READ, MAP_SHARED, fd, 0);
+	expect_errno("mmap no BO", map == MAP_FAILED ? -1 : 0, ENOENT);
+
+	/* the limit: the guest loads gfxbuf with max_total_pages=1024 */
+	for (n = 0; n < 64; n++) {
+		struct gfxbuf_create big = { .pages = 256 };
+
+		if (ioctl(fd, GFXBUF_IOC_CREATE, &big))
+			break;
+		handles[n] = big.handle;
+	}
+	expect_errno("create over the limit", n < 64 ? -1 : 0, ENOMEM);
+	say("uapi: %u BOs of 256 pages fit under the limit", n);
+	for (i = 0; i < n; i++)
+		expect_errno("destroy", ioctl(fd, GFXBUF_IOC_DESTROY, &handles[i]), 0);
+	expect_errno("destroy", ioctl(fd, GFXBUF_IOC_DESTROY, &c.handle), 0);
+	expect_errno("destroy twice", ioctl(fd, GFXBUF_IOC_DESTROY, &c.handle), ENOENT);
+	expect_errno("destroy 2", ioctl(fd, GFXBUF_IOC_DESTROY, &c2.handle), 0);
+	get_stats(&st);
+	if (st.pages || st.allocated != st.freed || st.pinned || st.isolated) {
+		uapi_failures++;
+		say("uapi: leak: pages %llu allocated %llu freed %llu",
+		    (unsigned long long)st.pages, (unsigned long long)st.allocated,
+		    (unsigned long long)st.freed);
+	}
+
+	/* close with jobs queued, and with a BO destroyed under a job */
+	fd2 = open("/dev/gfxbuf", O_RDWR);
+	if (fd2 < 0)
+		die("open /dev/gfxbuf");
+	c = (struct gfxbuf_create){ .pages = 256 };
+	expect_errno("create", ioctl(fd2, GFXBUF_IOC_CREATE, &c), 0);
+	for (i = 0; i < 32; i++) {
+		sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_CHECKSUM,
+					      .src = c.handle, .pages = 256 };
+		expect_errno("submit", ioctl(fd2, GFXBUF_IOC_SUBMIT, &sub), 0);
+	}
+	expect_errno("destroy busy BO", ioctl(fd2, GFXBUF_IOC_DESTROY, &c.handle), 0);
+	close(fd2);
+
+	printf("GFXBUF_RESULT status=%s mode=uapi failures=%d\n",
+	       uapi_failures ? "fail" : "ok", uapi_failures);
+	return !!uapi_failures;
+}
+
+static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: gfxbuf_test [--alloc-mib N] [--keep-pct P] [--bo-pages K]\n"
-		"                   [--tries T] [--seed S] [--no-driver] [--expect-moved]\n");
+		"                   [--tries T] [--seed S] [--no-driver] [--expect-moved]\n"
+		"       gfxbuf_test --uapi\n");
 	exit(2);
 }
 
@@ -297,29 +470,50 @@ static void parse(int argc, char **argv)
 		{ "alloc-mib", 1, 0, 'a' }, { "keep-pct", 1, 0, 'k' },
 		{ "bo-pages", 1, 0, 'b' }, { "tries", 1, 0, 't' },
 		{ "seed", 1, 0, 's' }, { "no-driver", 0, 0, 'n' },
-		{ "expect-moved", 0, 0, 'e' }, { 0, 0, 0, 0 }
+		{ "expect-moved", 0, 0, 'e' }, { "uapi", 0, 0, 'u' },
+		{ 0, 0, 0, 0 }
 	};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'a': opt.alloc_mib = atoi(optarg); break;
-		case 'k': opt.keep_pct = atoi(optarg); break;
-		case 'b': opt.bo_pages = atoi(optarg); break;
-		case 't': opt.tries = atoi(optarg); break;
-		case 's': opt.seed = atoi(optarg); break;
-		case 'n': opt.no_driver = 1; break;
-		case 'e': opt.expect_moved = 1; break;
-		default: usage();
+		case 'a':
+			opt.alloc_mib = atoi(optarg);
+			break;
+		case 'k':
+			opt.keep_pct = atoi(optarg);
+			break;
+		case 'b':
+			opt.bo_pages = atoi(optarg);
+			break;
+		case 't':
+			opt.tries = atoi(optarg);
+			break;
+		case 's':
+			opt.seed = atoi(optarg);
+			break;
+		case 'n':
+			opt.no_driver = 1;
+			break;
+		case 'e':
+			opt.expect_moved = 1;
+			break;
+		case 'u':
+			opt.uapi = 1;
+			break;
+		default:
+			print_usage();
 		}
 	}
 	if (!opt.bo_pages || opt.keep_pct > 100 || !opt.tries)
-		usage();
+		print_usage();
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long verify_errors = 0, csum_errors = 0, moved = 0;
+	unsigned long stats_errors = 0;
+	int failed;
 	struct gfxbuf_stats st;
 	pthread_t ut, et;
 	uint32_t expect[WORDS];
@@ -340,6 +534,8 @@ int main(int argc, char **argv)
 	fd = open("/dev/gfxbuf", O_RDWR);
 	if (fd < 0)
 		die("open /dev/gfxbuf");
+	if (opt.uapi)
+		return uapi_test();
 	nbos = (unsigned long)opt.alloc_mib * 256 / opt.bo_pages;
 	bos = calloc(nbos, sizeof(*bos));
 	kept = calloc(nbos, sizeof(*kept));
@@ -370,7 +566,7 @@ int main(int argc, char **argv)
 	if (!nkept)
 		die("no BO kept");
 	say("kept %u BOs (%lu MiB), MemFree %ld MiB", nkept,
-	    (unsigned long)nkept * opt.bo_pages / 256, meminfo("MemFree") / 1024);
+	    (unsigned long)nkept * opt.bo_pages / 256, read_meminfo("MemFree") / 1024);
 
 	/* fill: even BOs by the CPU through mmap, odd ones by the engine */
 	for (i = 0; i < nkept; i++) {
@@ -405,7 +601,7 @@ int main(int argc, char **argv)
 	pthread_create(&ut, NULL, user_thread, NULL);
 	pthread_create(&et, NULL, engine_thread, NULL);
 	huge = hugepages_best();
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(ut, NULL);
 	pthread_join(et, NULL);
 	say("user thread: %lu pages, engine thread: %lu jobs", user_rounds,
@@ -432,19 +628,28 @@ int main(int argc, char **argv)
 	for (i = nkept >= 1024 ? nkept - 1024 : 0; i < nkept; i++)
 		csum_errors += wait_fence(fences[i]) != bo_expect_csum(&bos[kept[i]]);
 	get_stats(&st);
+	/* nothing is in flight now: the counters must be at rest */
+	if (st.pages != st.allocated - st.freed || st.pinned || st.isolated ||
+	    st.migrating)
+		stats_errors++;
+	if (st.movable && debugfs_mismatches(&st))
+		stats_errors++;
 
-	printf("GFXBUF_RESULT status=%s mode=%s huge_pages=%ld held_mib=%lu bos=%u pages_moved=%lu migrated=%llu migrate_failed=%llu pin_refused=%llu verify_errors=%lu csum_errors=%lu user_errors=%lu engine_errors=%lu pgmigrate_success=%ld seconds=%.1f\n",
-	       verify_errors || csum_errors || user_errors || engine_errors ||
-	       (opt.expect_moved && (!moved || !st.migrated)) ? "fail" : "ok",
-	       st.movable ? "movable" : "unmovable", huge,
-	       (unsigned long)nkept * opt.bo_pages / 256, nkept, moved,
-	       (unsigned long long)st.migrated,
-	       (unsigned long long)st.migrate_failed,
-	       (unsigned long long)st.pin_refused, verify_errors, csum_errors,
-	       user_errors, engine_errors, vmstat("pgmigrate_success"),
-	       now() - t0);
+	failed = verify_errors || csum_errors || user_errors || engine_errors ||
+		 stats_errors || (opt.expect_moved && (!moved || !st.migrated));
+	printf("GFXBUF_RESULT status=%s mode=%s huge_pages=%ld held_mib=%lu",
+	       failed ? "fail" : "ok", st.movable ? "movable" : "unmovable",
+	       huge, (unsigned long)nkept * opt.bo_pages / 256);
+	printf(" bos=%u pages_moved=%lu migrated=%llu migrate_failed=%llu",
+	       nkept, moved, (unsigned long long)st.migrated,
+	       (unsigned long long)st.migrate_failed);
+	printf(" pin_refused=%llu verify_errors=%lu csum_errors=%lu",
+	       (unsigned long long)st.pin_refused, verify_errors, csum_errors);
+	printf(" user_errors=%lu engine_errors=%lu stats_errors=%lu",
+	       user_errors, engine_errors, stats_errors);
+	printf(" pgmigrate_success=%ld seconds=%.1f\n",
+	       read_vmstat("pgmigrate_success"), now() - t0);
 	fflush(stdout);
 	close(fd);	/* BOs still mapped: freed when the mappings go */
-	return verify_errors || csum_errors || user_errors || engine_errors ||
-	       (opt.expect_moved && (!moved || !st.migrated));
+	return failed;
 }

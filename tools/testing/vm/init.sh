@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # /init of the test guest. The kernel command line picks the scenario:
 #   mptest=none|movable|unmovable   mpargs=--opt=val,--opt=val
+#   mpuapi=1 also runs the uapi checks after the main test
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -15,6 +16,7 @@ echo 1000000 > /proc/sys/vm/max_map_count
 arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p"; }
 scenario=$(arg mptest)
 args=$(arg mpargs | tr ',' ' ')
+uapi=$(arg mpuapi)
 echo "MP_GUEST kernel=$(uname -r) scenario=$scenario cpus=$(nproc) mem_kb=$(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 
 rc=0
@@ -23,6 +25,11 @@ load() {
 	limit=$(($(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo) / 4 * 7 / 8))
 	insmod /movable_pool.ko && insmod /gfxbuf.ko max_total_pages=$limit "$@" ||
 		{ echo "MP_STEP insmod=fail"; rc=1; }
+}
+# bad input and closing with jobs queued, under a small page limit
+uapi() {
+	rmmod gfxbuf && insmod /gfxbuf.ko max_total_pages=1024 max_bo_pages=256 "$@" &&
+		/gfxbuf_test --uapi || rc=1
 }
 unload() {
 	# every BO was freed when the test exited; the pools must be empty
@@ -40,11 +47,13 @@ movable)
 	# the smallest sample loads and unloads too
 	insmod /movable_pool_minimal.ko && rmmod movable_pool_minimal ||
 		{ echo "MP_STEP minimal=fail"; rc=1; }
+	[ -z "$uapi" ] || uapi movable=1
 	unload
 	;;
 unmovable)
 	load movable=0
 	[ $rc = 0 ] && { /gfxbuf_test $args || rc=1; }
+	[ -z "$uapi" ] || uapi movable=0
 	unload
 	;;
 *)

@@ -45,16 +45,16 @@ mp_initramfs() {
 # Kernel log lines that mean the guest kernel is unwell.
 MP_GUEST_BAD='WARNING:|BUG:|Oops|Kernel panic|general protection|KASAN|Call Trace:|page allocation failure|Out of memory|soft lockup|hung_task|blocked for more than'
 
-# mp_boot KVER SCENARIO ARGS LOG: boot a guest, log its console to LOG.
-# Fails (and shows the log) on timeout, panic, or any bad kernel line.
+# mp_boot KVER SCENARIO ARGS LOG [CMDLINE]: boot a guest, log its console
+# to LOG. Fails (and shows the log) on timeout, panic, or any bad kernel line.
 mp_boot() {
-	local kver=$1 scenario=$2 args=$3 log=$4 kernel initrd rc
+	local kver=$1 scenario=$2 args=$3 log=$4 extra=${5:-} kernel initrd rc
 	kernel=$(mp_vmlinuz "$kver") || return 1
 	initrd=$MP_CACHE/initramfs-$kver.cpio.gz
 	timeout "${MP_VM_TIMEOUT:-600}" qemu-system-x86_64 -accel tcg -cpu max \
 		-m "${MP_VM_MEM:-1024}" -smp 2 -nographic -no-reboot \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=5 mptest=$scenario mpargs=$args" \
+		-append "console=ttyS0 panic=-1 loglevel=5 mptest=$scenario mpargs=$args $extra" \
 		< /dev/null > "$log" 2>&1
 	rc=$?
 	tr -d '\r' < "$log" > "$log.tmp" && mv "$log.tmp" "$log"
@@ -71,7 +71,10 @@ mp_boot() {
 	return 0
 }
 
-# The value of KEY in the GFXBUF_RESULT line of LOG.
+# The value of KEY in the GFXBUF_RESULT line of LOG whose mode is MODE
+# (default: the main test's line, not the uapi one).
 mp_field() {
-	sed -n 's/^GFXBUF_RESULT //p' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | tail -1
+	sed -n 's/^GFXBUF_RESULT //p' "$2" |
+		if [ -n "${3:-}" ]; then grep " mode=$3 "; else grep -v ' mode=uapi '; fi |
+		tr ' ' '\n' | sed -n "s/^$1=//p" | tail -1
 }

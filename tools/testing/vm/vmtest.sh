@@ -4,7 +4,8 @@
 # gfxbuf in qemu guests on Debian's 6.1 and 6.12 kernels: memory held in
 # BOs with random holes, engine jobs and mmap traffic during compaction;
 # every byte checked; pages must really move with movable=1; modules must
-# unload cleanly. One RESULT line per kernel and scenario.
+# unload cleanly; every bad ioctl/mmap input gets its errno. RESULT lines
+# per kernel and scenario.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -24,11 +25,18 @@ for kver in ${1:-$MP_KVERS}; do
 	for scenario in movable unmovable; do
 		log=$MP_CACHE/vmtest-$kver-$scenario.log
 		mp_log "booting $kver guest: $scenario"
-		if mp_boot "$kver" "$scenario" "$ARGS" "$log"; then
-			mp_log "$kver $scenario: $(sed -n 's/^GFXBUF_RESULT //p' "$log")"
+		if mp_boot "$kver" "$scenario" "$ARGS" "$log" mpuapi=1; then
+			sed -n 's/^GFXBUF_RESULT /[movable_pool] '"$kver"': /p' "$log" >&2
 			mp_result pass "vmtest-$kver/$scenario"
 		else
 			mp_result fail "vmtest-$kver/$scenario"
+			status=1
+		fi
+		# the uapi checks ran in the same guest; report them apart
+		if [ "$(mp_field status "$log" uapi)" = ok ]; then
+			mp_result pass "vmtest-$kver/$scenario-uapi"
+		else
+			mp_result fail "vmtest-$kver/$scenario-uapi"
 			status=1
 		fi
 	done
