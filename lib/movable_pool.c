@@ -635,7 +635,8 @@ static struct page *mp_first_page(struct movable_pool *pool)
  * pages the driver did not free (with a warning: that is a driver bug).
  * Pages the VM holds isolated are detached and freed by the VM later; no
  * page refers to the pool or this module's code after this returns. The
- * driver must keep what its routine uses alive until then.
+ * driver must keep what its routine uses alive until then, and must not
+ * hold the lock its routine takes.
  *
  * Context: process context; may sleep.
  */
