@@ -42,6 +42,7 @@
 struct bo {
 	uint32_t handle;
 	uint32_t seed;
+	uint32_t *gen;		/* word 0 of each page: the CPU rewrites it */
 	uint64_t offset;
 	uint32_t *map;
 	uint64_t *pfns;
@@ -190,12 +191,18 @@ static long hugepages_best(void)
 	return best;
 }
 
+/* What a page must hold: the FILL pattern, but word 0 is its generation. */
+static uint32_t bo_word(struct bo *b, unsigned int page, unsigned int w)
+{
+	return w ? gfxbuf_pattern(b->seed, page, w) : b->gen[page];
+}
+
 static void bo_expect_page(struct bo *b, unsigned int page, uint32_t *out)
 {
 	unsigned int w;
 
 	for (w = 0; w < WORDS; w++)
-		out[w] = gfxbuf_pattern(b->seed, page, w);
+		out[w] = bo_word(b, page, w);
 }
 
 static uint64_t bo_expect_csum(struct bo *b)
@@ -205,7 +212,7 @@ static uint64_t bo_expect_csum(struct bo *b)
 
 	for (p = 0; p < opt.bo_pages; p++)
 		for (w = 0; w < WORDS; w++)
-			h = gfxbuf_csum(h, gfxbuf_pattern(b->seed, p, w));
+			h = gfxbuf_csum(h, bo_word(b, p, w));
 	return h;
 }
 
@@ -242,7 +249,12 @@ static void read_pfns(struct bo *b, uint64_t *pfns)
 		die("GFXBUF_IOC_BO_INFO");
 }
 
-/* Rewrite random pages through mmap with what they must hold, checking. */
+/*
+ * The CPU side: check a random page through mmap and bump its generation
+ * word. A write that went to a page the driver no longer uses (a stale
+ * mapping after migration) shows up in the engine's final checksums.
+ * Works on the even kept BOs; the engine thread reads the odd ones.
+ */
 static void *user_thread(void *arg)
 {
 	uint32_t expect[WORDS];
@@ -250,14 +262,15 @@ static void *user_thread(void *arg)
 
 	(void)arg;
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-		struct bo *b = &bos[kept[rand_r(&seed) % nkept]];
+		struct bo *b = &bos[kept[(rand_r(&seed) % nkept) & ~1u]];
 		unsigned int page = rand_r(&seed) % opt.bo_pages;
 		uint32_t *p = b->map + page * WORDS;
 
 		bo_expect_page(b, page, expect);
 		if (memcmp(p, expect, PAGE_SZ))
 			__atomic_add_fetch(&user_errors, 1, __ATOMIC_RELAXED);
-		memcpy(p, expect, PAGE_SZ);
+		b->gen[page]++;
+		p[0] = b->gen[page];
 		user_rounds++;
 	}
 	return NULL;
@@ -270,8 +283,12 @@ static void *engine_thread(void *arg)
 
 	(void)arg;
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-		struct bo *b = &bos[kept[rand_r(&seed) % nkept]];
+		unsigned int k = rand_r(&seed) % nkept | 1;
+		struct bo *b;
 
+		if (k >= nkept)
+			continue;
+		b = &bos[kept[k]];
 		if (wait_fence(submit(GFXBUF_OP_CHECKSUM, b, NULL, 0)) !=
 		    bo_expect_csum(b))
 			engine_errors++;
@@ -577,8 +594,11 @@ int main(int argc, char **argv)
 		if (b->map == MAP_FAILED)
 			die("mmap");
 		b->pfns = calloc(opt.bo_pages, sizeof(uint64_t));
-		if (!b->pfns)
+		b->gen = calloc(opt.bo_pages, sizeof(uint32_t));
+		if (!b->pfns || !b->gen)
 			die("calloc");
+		for (p = 0; p < opt.bo_pages; p++)
+			b->gen[p] = gfxbuf_pattern(b->seed, p, 0);
 		if (i & 1) {
 			fences[i] = submit(GFXBUF_OP_FILL, NULL, b, b->seed);
 		} else {
