@@ -44,6 +44,9 @@
 
 #include "movable_pool_compat.h"
 
+#define CREATE_TRACE_POINTS
+#include <trace/events/movable_pool.h>
+
 #define MOVABLE_POOL_MAGIC	0x6d706f6f	/* "mpoo" */
 
 /* mp_page.state bits, under pool->lock */
@@ -58,6 +61,7 @@ struct movable_pool {
 	const struct movable_pool_ops *ops;
 	void *priv;
 	const char *name;
+	unsigned int id;		/* in debugfs and trace events */
 	struct inode *inode;
 	struct dentry *debugfs;
 };
@@ -149,20 +153,22 @@ static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
 	struct mp_page *meta = mp_meta(page);
 	struct movable_pool *pool = meta->pool;
 	unsigned long flags;
-	bool isolated = false;
+	int result = 0;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	if (pool->dying) {
 		/* destroy is detaching pages: leave them alone */
+		result = -ENODEV;
 	} else if (meta->pin_count) {
 		pool->stats.pin_refused++;
+		result = -EBUSY;
 	} else {
 		meta->state |= MP_ISOLATED;
 		pool->stats.isolated++;
-		isolated = true;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
-	return isolated;
+	trace_movable_pool_isolate(pool->id, page_to_pfn(page), result);
+	return !result;
 }
 
 static void mp_putback_page(struct page *page)
@@ -176,6 +182,7 @@ static void mp_putback_page(struct page *page)
 	pool->stats.isolated--;
 	pool->stats.putback++;
 	spin_unlock_irqrestore(&pool->lock, flags);
+	trace_movable_pool_putback(pool->id, page_to_pfn(page));
 }
 
 static int mp_count_failure(struct movable_pool *pool, int err)
@@ -232,28 +239,27 @@ static void mp_end_migration(struct movable_pool *pool, struct mp_page *meta,
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
-static int mp_migrate_page(struct page *dst, struct page *src,
-			   enum migrate_mode mode)
+/*
+ * Zapping takes i_mmap_rwsem. Async callers must not wait for it, so they
+ * only go ahead while nobody holds it; a writer slipping in between costs
+ * a short wait, never a deadlock.
+ */
+static bool mp_may_zap(struct address_space *mapping, enum migrate_mode mode)
 {
-	struct mp_page *meta = mp_meta(src);
-	struct movable_pool *pool = meta->pool;
+	if (mode != MIGRATE_ASYNC || !mapping_mapped(mapping))
+		return true;
+	if (!i_mmap_trylock_read(mapping))
+		return false;
+	i_mmap_unlock_read(mapping);
+	return true;
+}
+
+/* In MP_MIGRATING: zap, run the driver's routine, hand the record over. */
+static int mp_move(struct movable_pool *pool, struct mp_page *meta,
+		   struct page *dst, struct page *src, enum migrate_mode mode)
+{
 	struct address_space *mapping = pool->inode->i_mapping;
 	int rc;
-
-	/*
-	 * Zapping takes i_mmap_rwsem. Async callers must not wait for it, so
-	 * they only go ahead while nobody holds it; a writer slipping in
-	 * between costs a short wait, never a deadlock.
-	 */
-	if (mode == MIGRATE_ASYNC && mapping_mapped(mapping)) {
-		if (!i_mmap_trylock_read(mapping))
-			return mp_count_failure(pool, -EAGAIN);
-		i_mmap_unlock_read(mapping);
-	}
-
-	rc = mp_begin_migration(pool, meta, mode);
-	if (rc)
-		return rc;
 
 	/*
 	 * Zap under the src page lock: a racing fault then blocks in
@@ -279,8 +285,26 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 		mp_detach(src);
 	}
 	mp_end_migration(pool, meta, dst, rc);
+	return rc;
+}
+
+static int mp_migrate_page(struct page *dst, struct page *src,
+			   enum migrate_mode mode)
+{
+	struct mp_page *meta = mp_meta(src);
+	struct movable_pool *pool = meta->pool;
+	int rc;
+
+	if (!mp_may_zap(pool->inode->i_mapping, mode))
+		rc = mp_count_failure(pool, -EAGAIN);
+	else
+		rc = mp_begin_migration(pool, meta, mode);
 	if (!rc)
-		put_page(src);
+		rc = mp_move(pool, meta, dst, src, mode);
+	trace_movable_pool_migrate(pool->id, page_to_pfn(src), page_to_pfn(dst),
+				   mode, rc);
+	if (!rc)
+		put_page(src);	/* the pool's reference, now on dst */
 	return rc ? rc : MIGRATEPAGE_SUCCESS;
 }
 
@@ -423,6 +447,8 @@ int movable_pool_pin(struct page *page)
 	else if (!meta->pin_count++)
 		pool->stats.pinned++;
 	spin_unlock_irqrestore(&pool->lock, flags);
+	if (ret)
+		trace_movable_pool_pin_busy(pool->id, page_to_pfn(page));
 	return ret;
 }
 EXPORT_SYMBOL_GPL(movable_pool_pin);
@@ -596,8 +622,8 @@ struct movable_pool *movable_pool_create(const char *name,
 	}
 
 	/* an id keeps directories unique when drivers reuse a name */
-	snprintf(dirname, sizeof(dirname), "%s-%d", name,
-		 atomic_inc_return(&mp_pool_ids));
+	pool->id = atomic_inc_return(&mp_pool_ids);
+	snprintf(dirname, sizeof(dirname), "%s-%u", name, pool->id);
 	pool->debugfs = debugfs_create_dir(dirname, mp_debugfs_root);
 	debugfs_create_file("stats", 0444, pool->debugfs, pool,
 			    &mp_stats_fops);

@@ -43,7 +43,14 @@ none)
 	;;
 movable)
 	load movable=1
+	# the library's tracepoints must see the migrations too
+	mount -t tracefs tracefs /sys/kernel/tracing
+	echo 1 > /sys/kernel/tracing/events/movable_pool/movable_pool_migrate/enable
 	[ $rc = 0 ] && { /gfxbuf_test --expect-moved $args || rc=1; }
+	echo 0 > /sys/kernel/tracing/events/movable_pool/movable_pool_migrate/enable
+	events=$(grep -c 'movable_pool_migrate:.* rc=0$' /sys/kernel/tracing/trace)
+	echo "MP_STEP trace_migrate_ok=$events"
+	[ "$events" -gt 0 ] || rc=1
 	# the smallest sample loads and unloads too
 	insmod /movable_pool_minimal.ko && rmmod movable_pool_minimal ||
 		{ echo "MP_STEP minimal=fail"; rc=1; }
