@@ -115,8 +115,11 @@ static void mp_detach(struct page *page)
 	set_page_private(page, 0);
 }
 
-/* Take @meta out of its pool's books; its page is locked. */
-static void mp_forget(struct movable_pool *pool, struct mp_page *meta)
+/*
+ * Take @meta out of its pool's books; its page is locked. Returns the pin
+ * count the page had, which is a driver bug when non-zero.
+ */
+static unsigned int mp_forget(struct movable_pool *pool, struct mp_page *meta)
 {
 	lockdep_assert_held(&pool->lock);
 
@@ -127,22 +130,24 @@ static void mp_forget(struct movable_pool *pool, struct mp_page *meta)
 		pool->stats.isolated--;
 	if (meta->pin_count)
 		pool->stats.pinned--;
+	return meta->pin_count;
 }
 
 /*
- * Free the page of @meta (locked by the caller) back to the VM, or to the
- * migration core if it holds the page isolated. Returns the pin count the
- * page had, which is a driver bug when non-zero.
+ * Detach the page of @meta (locked by the caller) and free the record.
+ * When the caller then drops the pool's reference, the page goes back to
+ * the VM, or to the migration core if that holds it isolated. Returns the
+ * page's pin count, as mp_forget().
  */
 static unsigned int mp_release(struct movable_pool *pool,
 			       struct mp_page *meta, struct page *page)
 {
-	unsigned int pins = meta->pin_count;
 	unsigned long flags;
+	unsigned int pins;
 
 	mp_detach(page);
 	spin_lock_irqsave(&pool->lock, flags);
-	mp_forget(pool, meta);
+	pins = mp_forget(pool, meta);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	kmem_cache_free(mp_page_cache, meta);
 	return pins;
@@ -328,10 +333,10 @@ static const struct movable_operations mp_mops = {
  * soon as this returns unless the driver pins it.
  *
  * Context: any context @gfp allows.
- * Return: the page, ERR_PTR(-EINVAL) for a NULL @pool or unsupported @gfp
- * flags, ERR_PTR(-ENODEV) if
- * the pool is being destroyed, ERR_PTR(-ENOMEM) if memory is short,
- * ERR_PTR(-EBUSY) if the new page was unexpectedly locked.
+ * Return: the page; ERR_PTR(-EINVAL) for a NULL @pool or unsupported @gfp
+ * flags, ERR_PTR(-ENODEV) if the pool is being destroyed, ERR_PTR(-ENOMEM)
+ * if memory is short, ERR_PTR(-EBUSY) if the new page was unexpectedly
+ * locked.
  */
 struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
 				     void *owner, pgoff_t index)
@@ -340,7 +345,7 @@ struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
 	struct page *page;
 	unsigned long flags;
 
-	/* memcg charges do not follow non-LRU pages when they migrate */
+	/* order-0 only; memcg charges do not follow non-LRU pages that move */
 	if (!pool || (gfp & (__GFP_ACCOUNT | __GFP_COMP)))
 		return ERR_PTR(-EINVAL);
 	if (READ_ONCE(pool->dying))
