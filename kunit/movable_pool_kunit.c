@@ -10,6 +10,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/kthread.h>
@@ -46,6 +47,12 @@ struct mpt_ctx {
 	bool pin_in_routine;
 	int pin_src_ret;
 	int pin_dst_ret;
+
+	/* hold the routine until the test says so */
+	bool block_in_routine;
+	struct page *watch_dst;
+	struct completion entered;
+	struct completion release;
 };
 
 static int mpt_migrate(struct movable_pool *pool, void *owner, pgoff_t index,
@@ -65,6 +72,12 @@ static int mpt_migrate(struct movable_pool *pool, void *owner, pgoff_t index,
 	if (ctx->fail_times > 0) {
 		ctx->fail_times--;
 		return ctx->fail_with;
+	}
+	if (ctx->block_in_routine) {
+		ctx->watch_dst = dst;
+		get_page(dst);
+		complete(&ctx->entered);
+		wait_for_completion(&ctx->release);
 	}
 
 	if (mode == MIGRATE_ASYNC) {
@@ -148,6 +161,8 @@ static int mpt_init(struct kunit *test)
 		return -ENOMEM;
 	ctx->test = test;
 	mutex_init(&ctx->lock);
+	init_completion(&ctx->entered);
+	init_completion(&ctx->release);
 	ctx->pool = movable_pool_create("kunit", &mpt_ops, ctx);
 	if (IS_ERR(ctx->pool))
 		return PTR_ERR(ctx->pool);
@@ -721,6 +736,85 @@ static void test_destroy_frees_forgotten_pages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
 }
 
+/* Run a step of a test in a thread of its own. */
+struct mpt_async {
+	struct mpt_ctx *ctx;
+	struct page *page;
+	int ret;
+	int (*fn)(struct mpt_async *a);
+	struct completion done;
+};
+
+static int mpt_async_thread(void *data)
+{
+	struct mpt_async *a = data;
+
+	a->ret = a->fn(a);
+	complete(&a->done);
+	return 0;
+}
+
+static void mpt_async_start(struct kunit *test, struct mpt_async *a,
+			    int (*fn)(struct mpt_async *a))
+{
+	a->fn = fn;
+	init_completion(&a->done);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(mpt_async_thread, a,
+						    "mpt_async")));
+}
+
+static int mpt_async_move(struct mpt_async *a)
+{
+	return mpt_move(a->page, MIGRATE_SYNC);
+}
+
+static int mpt_async_destroy(struct mpt_async *a)
+{
+	movable_pool_destroy(a->ctx->pool);
+	return 0;
+}
+
+static void test_destroy_during_migration(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_async mover = { .ctx = ctx }, destroyer = { .ctx = ctx };
+	struct page *src;
+
+	mpt_fill(test, 0, 1);
+	src = ctx->table[0];
+	get_page(src);
+	/* the "driver" never frees it: destroy does, with a misuse warning */
+	ctx->block_in_routine = true;
+	mover.page = src;
+	mpt_async_start(test, &mover, mpt_async_move);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ctx->entered, 10 * HZ),
+			0UL);
+
+	/* the routine runs with src locked: destroy must wait for it */
+	mpt_async_start(test, &destroyer, mpt_async_destroy);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&destroyer.done));
+	complete(&ctx->release);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&mover.done, 10 * HZ),
+			0UL);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&destroyer.done, 10 * HZ),
+			0UL);
+	ctx->pool = NULL;
+
+	/* the page moved, then destroy freed its successor: nothing leaked */
+	KUNIT_EXPECT_EQ(test, mover.ret, 0);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], ctx->watch_dst);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->watch_dst, 0));
+	KUNIT_EXPECT_EQ(test, page_count(src), 1);
+	KUNIT_EXPECT_EQ(test, page_count(ctx->watch_dst), 1);
+	KUNIT_EXPECT_EQ(test, page_private(ctx->watch_dst), 0UL);
+	KUNIT_EXPECT_EQ(test, (unsigned long)ctx->watch_dst->mapping &
+			~PAGE_MAPPING_FLAGS, 0UL);
+	put_page(src);
+	put_page(ctx->watch_dst);
+	memset(ctx->table, 0, sizeof(ctx->table));
+}
+
 static void test_pools_are_independent(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
@@ -1062,6 +1156,7 @@ static struct kunit_case movable_pool_test_cases[] = {
 	KUNIT_CASE(test_free_while_isolated_then_putback),
 	KUNIT_CASE(test_destroy_with_isolated_pages),
 	KUNIT_CASE(test_destroy_frees_forgotten_pages),
+	KUNIT_CASE(test_destroy_during_migration),
 	KUNIT_CASE(test_pools_are_independent),
 	KUNIT_CASE(test_contig_range_migrates_pool_pages),
 	KUNIT_CASE(test_contig_range_blocked_by_pin),
