@@ -1033,6 +1033,7 @@ static void test_concurrent_pin_and_migrate(struct kunit *test)
 }
 
 #define MPT_BENCH_PAGES	256
+#define MPT_BENCH_REPS	20	/* the minimum is the least disturbed run */
 
 /* Nanoseconds per page, reported as value and hundredths of the ratio. */
 static void mpt_report(struct kunit *test, const char *what, u64 ours,
@@ -1056,8 +1057,7 @@ static void test_bench_alloc_free(struct kunit *test)
 
 	pages = kunit_kcalloc(test, MPT_BENCH_PAGES, sizeof(*pages), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pages);
-	/* best of 5: the minimum is the least disturbed measurement */
-	for (rep = 0; rep < 5; rep++) {
+	for (rep = 0; rep < MPT_BENCH_REPS; rep++) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < MPT_BENCH_PAGES; i++) {
 			pages[i] = movable_pool_alloc_page(ctx->pool, MPT_GFP,
@@ -1099,7 +1099,7 @@ static void test_bench_migrate(struct kunit *test)
 	}
 	mpt_fill(test, 0, MPT_PAGES);
 
-	for (rep = 0; rep < 5; rep++) {
+	for (rep = 0; rep < MPT_BENCH_REPS; rep++) {
 		u64 t = 0;
 		int batch;
 
