@@ -2,7 +2,7 @@
 # Shared helpers for the movable_pool harnesses. Source it; do not run it.
 
 MP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-MP_CACHE=${MP_CACHE:-$HOME/.cache/movable_pool}
+MP_CACHE=${MP_CACHE:-${HOME:-/root}/.cache/movable_pool}
 MP_KVERS=${MP_KVERS:-"6.1 6.12"}
 mkdir -p "$MP_CACHE"
 
