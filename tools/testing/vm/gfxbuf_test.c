@@ -11,12 +11,15 @@
  *     (bounded by free memory), best of --tries;
  *  4. check every byte and every checksum, count pages whose PFN changed.
  *
- * --no-driver only measures huge pages; --uapi checks the errno of every
- * bad input (with gfxbuf loaded with max_total_pages=1024). The last line on stdout is
+ * --offline replaces step 3's huge page requests with offlining every
+ * memory block in ZONE_MOVABLE (boot with movablecore=). --no-driver only
+ * measures huge pages; --uapi checks the errno of every bad input (with
+ * gfxbuf loaded with max_total_pages=1024). The last line on stdout is
  * "GFXBUF_RESULT key=value ...". Exit status 0 when all data checked out
  * (and, with --expect-moved, pages really moved).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -51,8 +54,8 @@ struct bo {
 
 static struct {
 	unsigned int alloc_mib, keep_pct, bo_pages, tries, seed;
-	int no_driver, expect_moved, uapi;
-} opt = { 800, 50, 4, 3, 1, 0, 0, 0 };
+	int no_driver, expect_moved, uapi, offline;
+} opt = { 800, 50, 4, 3, 1, 0, 0, 0, 0 };
 
 static int fd = -1;
 static struct bo *bos;
@@ -176,6 +179,44 @@ static long hugepages_once(void)
 	write_file("/proc/sys/vm/nr_hugepages", "0");
 	say("asked for %ld huge pages, got %ld", want, got);
 	return got;
+}
+
+/*
+ * Offline every online memory block of ZONE_MOVABLE; the pages in it must
+ * migrate elsewhere. Returns how many went offline; *tried counts them all.
+ */
+static int offline_movable_blocks(int *tried)
+{
+	static const char root[] = "/sys/devices/system/memory";
+	char path[300], buf[128];
+	struct dirent *de;
+	int done = 0, f;
+	ssize_t n;
+	DIR *d = opendir(root);
+
+	*tried = 0;
+	if (!d)
+		return 0;
+	for (de = readdir(d); de; de = readdir(d)) {
+		if (strncmp(de->d_name, "memory", 6) || !isdigit(de->d_name[6]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/valid_zones", root, de->d_name);
+		f = open(path, O_RDONLY);
+		if (f < 0)
+			continue;
+		n = read(f, buf, sizeof(buf) - 1);
+		close(f);
+		buf[n > 0 ? n : 0] = 0;
+		if (strncmp(buf, "Movable", 7))
+			continue;
+		(*tried)++;
+		snprintf(path, sizeof(path), "%s/%s/state", root, de->d_name);
+		if (!write_file(path, "offline"))
+			done++;
+	}
+	closedir(d);
+	say("offlined %d of %d movable memory blocks", done, *tried);
+	return done;
 }
 
 static long hugepages_best(void)
@@ -477,6 +518,7 @@ static void print_usage(void)
 	fprintf(stderr,
 		"usage: gfxbuf_test [--alloc-mib N] [--keep-pct P] [--bo-pages K]\n"
 		"                   [--tries T] [--seed S] [--no-driver] [--expect-moved]\n"
+		"                   [--offline]\n"
 		"       gfxbuf_test --uapi\n");
 	exit(2);
 }
@@ -488,6 +530,7 @@ static void parse(int argc, char **argv)
 		{ "bo-pages", 1, 0, 'b' }, { "tries", 1, 0, 't' },
 		{ "seed", 1, 0, 's' }, { "no-driver", 0, 0, 'n' },
 		{ "expect-moved", 0, 0, 'e' }, { "uapi", 0, 0, 'u' },
+		{ "offline", 0, 0, 'o' },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
@@ -518,6 +561,9 @@ static void parse(int argc, char **argv)
 		case 'u':
 			opt.uapi = 1;
 			break;
+		case 'o':
+			opt.offline = 1;
+			break;
 		default:
 			print_usage();
 		}
@@ -530,6 +576,7 @@ int main(int argc, char **argv)
 {
 	unsigned long verify_errors = 0, csum_errors = 0, moved = 0;
 	unsigned long stats_errors = 0;
+	int offlined = 0, offline_tried = 0;
 	int failed;
 	struct gfxbuf_stats st;
 	pthread_t ut, et;
@@ -537,7 +584,7 @@ int main(int argc, char **argv)
 	unsigned int i, p;
 	uint64_t *fences;
 	double t0 = now();
-	long huge;
+	long huge = 0;
 
 	parse(argc, argv);
 	rng_state ^= opt.seed * 0x2545f4914f6cdd1dull;
@@ -620,7 +667,10 @@ int main(int argc, char **argv)
 
 	pthread_create(&ut, NULL, user_thread, NULL);
 	pthread_create(&et, NULL, engine_thread, NULL);
-	huge = hugepages_best();
+	if (opt.offline)
+		offlined = offline_movable_blocks(&offline_tried);
+	else
+		huge = hugepages_best();
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(ut, NULL);
 	pthread_join(et, NULL);
@@ -656,7 +706,8 @@ int main(int argc, char **argv)
 		stats_errors++;
 
 	failed = verify_errors || csum_errors || user_errors || engine_errors ||
-		 stats_errors || (opt.expect_moved && (!moved || !st.migrated));
+		 stats_errors || (opt.expect_moved && (!moved || !st.migrated)) ||
+		 (opt.offline && !offlined);
 	printf("GFXBUF_RESULT status=%s mode=%s huge_pages=%ld held_mib=%lu",
 	       failed ? "fail" : "ok", st.movable ? "movable" : "unmovable",
 	       huge, (unsigned long)nkept * opt.bo_pages / 256);
@@ -667,6 +718,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.pin_refused, verify_errors, csum_errors);
 	printf(" user_errors=%lu engine_errors=%lu stats_errors=%lu",
 	       user_errors, engine_errors, stats_errors);
+	printf(" offlined=%d offline_tried=%d", offlined, offline_tried);
 	printf(" pgmigrate_success=%ld seconds=%.1f\n",
 	       read_vmstat("pgmigrate_success"), now() - t0);
 	fflush(stdout);

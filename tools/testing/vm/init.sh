@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
 # /init of the test guest. The kernel command line picks the scenario:
-#   mptest=none|movable|unmovable   mpargs=--opt=val,--opt=val
+#   mptest=none|movable|unmovable|offline   mpargs=--opt=val,--opt=val
 #   mpuapi=1 also runs the uapi checks after the main test
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -55,6 +55,12 @@ movable)
 	insmod /movable_pool_minimal.ko && rmmod movable_pool_minimal ||
 		{ echo "MP_STEP minimal=fail"; rc=1; }
 	[ -z "$uapi" ] || uapi movable=1
+	unload
+	;;
+offline)
+	# booted with movablecore=: pool pages fill ZONE_MOVABLE, then it goes
+	load movable=1
+	[ $rc = 0 ] && { /gfxbuf_test --offline --expect-moved $args || rc=1; }
 	unload
 	;;
 unmovable)

@@ -4,7 +4,8 @@
 # gfxbuf in qemu guests on Debian's 6.1 and 6.12 kernels: memory held in
 # BOs with random holes, engine jobs and mmap traffic during compaction;
 # every byte checked; pages must really move with movable=1; modules must
-# unload cleanly; every bad ioctl/mmap input gets its errno. RESULT lines
+# unload cleanly; every bad ioctl/mmap input gets its errno; with
+# movablecore=, ZONE_MOVABLE full of pool pages goes offline. RESULT lines
 # per kernel and scenario.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,16 +23,20 @@ for kver in ${1:-$MP_KVERS}; do
 		status=1
 		continue
 	fi
-	for scenario in movable unmovable; do
+	for scenario in movable unmovable offline; do
 		log=$MP_CACHE/vmtest-$kver-$scenario.log
+		cmdline=mpuapi=1
+		# offline: a ZONE_MOVABLE for pool pages, then offline it
+		[ $scenario = offline ] && cmdline=movablecore=512M
 		mp_log "booting $kver guest: $scenario"
-		if mp_boot "$kver" "$scenario" "$ARGS" "$log" mpuapi=1; then
+		if mp_boot "$kver" "$scenario" "$ARGS" "$log" "$cmdline"; then
 			sed -n 's/^GFXBUF_RESULT /[movable_pool] '"$kver"': /p' "$log" >&2
 			mp_result pass "vmtest-$kver/$scenario"
 		else
 			mp_result fail "vmtest-$kver/$scenario"
 			status=1
 		fi
+		[ $scenario = offline ] && continue
 		# the uapi checks ran in the same guest; report them apart
 		if [ "$(mp_field status "$log" uapi)" = ok ]; then
 			mp_result pass "vmtest-$kver/$scenario-uapi"
