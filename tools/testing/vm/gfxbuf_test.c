@@ -211,8 +211,14 @@ static int offline_movable_blocks(int *tried)
 			continue;
 		(*tried)++;
 		snprintf(path, sizeof(path), "%s/%s/state", root, de->d_name);
-		if (!write_file(path, "offline"))
-			done++;
+		/* a block can be busy for a moment (isolation races): retry */
+		for (n = 0; n < 3; n++) {
+			if (!write_file(path, "offline")) {
+				done++;
+				break;
+			}
+			say("offlining %s: %s", de->d_name, strerror(errno));
+		}
 	}
 	closedir(d);
 	say("offlined %d of %d movable memory blocks", done, *tried);
