@@ -8,12 +8,14 @@
 #   make kunit [KVER=]     KUnit suite under UML with KASAN, lockdep, DEBUG_VM
 #   make lint              checkpatch, kernel-doc, W=1 + sparse builds
 #   make vmtest [KVER=]    gfxbuf tests in qemu guests running Debian kernels
+#   make clean             drop modules, initramfs images and guest logs built from this tree
 #
 # KVER is 6.1 or 6.12; unset means both. Caches live in ~/.cache/movable_pool
 # (override with MP_CACHE=).
 
 KVER ?=
 T := tools/testing
+MP_CACHE_DIR := $(or $(MP_CACHE),$(HOME)/.cache/movable_pool)
 
 .PHONY: all demo check modules kunit lint vmtest clean
 
@@ -37,5 +39,6 @@ lint:
 vmtest:
 	@bash $(T)/vm/vmtest.sh $(KVER)
 
+# Built from this tree; kernel sources, downloads and UML builds stay cached.
 clean:
-	rm -rf out
+	rm -rf $(MP_CACHE_DIR)/modules-* $(MP_CACHE_DIR)/initramfs-* $(MP_CACHE_DIR)/*.log
