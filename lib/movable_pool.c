@@ -190,27 +190,33 @@ static void mp_putback_page(struct page *page)
 	trace_movable_pool_putback(pool->id, page_to_pfn(page));
 }
 
-static int mp_count_failure(struct movable_pool *pool, int err)
+/*
+ * Zapping takes i_mmap_rwsem. Async callers must not wait for it, so they
+ * only go ahead while nobody holds it; a writer slipping in between costs
+ * a short wait, never a deadlock.
+ */
+static bool mp_may_zap(struct address_space *mapping, enum migrate_mode mode)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	pool->stats.migrate_failed++;
-	spin_unlock_irqrestore(&pool->lock, flags);
-	return err;
+	if (mode != MIGRATE_ASYNC || !mapping_mapped(mapping))
+		return true;
+	if (!i_mmap_trylock_read(mapping))
+		return false;
+	i_mmap_unlock_read(mapping);
+	return true;
 }
 
 /* Enter MP_MIGRATING, or count a failed attempt and say why not. */
 static int mp_begin_migration(struct movable_pool *pool, struct mp_page *meta,
 			      enum migrate_mode mode)
 {
+	bool may_zap = mp_may_zap(pool->inode->i_mapping, mode);
 	unsigned long flags;
 	int ret = 0;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	if (mp_mode_unsupported(mode))
 		ret = -EINVAL;
-	else if (meta->pin_count)
+	else if (meta->pin_count || !may_zap)
 		ret = -EAGAIN;
 
 	if (ret) {
@@ -242,21 +248,6 @@ static void mp_end_migration(struct movable_pool *pool, struct mp_page *meta,
 		pool->stats.migrated++;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
-}
-
-/*
- * Zapping takes i_mmap_rwsem. Async callers must not wait for it, so they
- * only go ahead while nobody holds it; a writer slipping in between costs
- * a short wait, never a deadlock.
- */
-static bool mp_may_zap(struct address_space *mapping, enum migrate_mode mode)
-{
-	if (mode != MIGRATE_ASYNC || !mapping_mapped(mapping))
-		return true;
-	if (!i_mmap_trylock_read(mapping))
-		return false;
-	i_mmap_unlock_read(mapping);
-	return true;
 }
 
 /* In MP_MIGRATING: zap, run the driver's routine, hand the record over. */
@@ -300,10 +291,7 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 	struct movable_pool *pool = meta->pool;
 	int rc;
 
-	if (!mp_may_zap(pool->inode->i_mapping, mode))
-		rc = mp_count_failure(pool, -EAGAIN);
-	else
-		rc = mp_begin_migration(pool, meta, mode);
+	rc = mp_begin_migration(pool, meta, mode);
 	if (!rc)
 		rc = mp_move(pool, meta, dst, src, mode);
 	trace_movable_pool_migrate(pool->id, page_to_pfn(src), page_to_pfn(dst),
