@@ -68,6 +68,8 @@ static int mpt_migrate(struct movable_pool *pool, void *owner, pgoff_t index,
 	if (ctx->pin_in_routine) {
 		ctx->pin_src_ret = movable_pool_pin(src);
 		ctx->pin_dst_ret = movable_pool_pin(dst);
+		if (!ctx->pin_dst_ret)
+			movable_pool_unpin(dst);
 	}
 	if (ctx->fail_times > 0) {
 		ctx->fail_times--;
@@ -151,6 +153,24 @@ static void mpt_expect_idle(struct kunit *test, struct mpt_ctx *ctx)
 	KUNIT_EXPECT_EQ(test, s.pinned, 0UL);
 	KUNIT_EXPECT_EQ(test, ctx->bad_refs, 0);
 	KUNIT_EXPECT_EQ(test, ctx->violations, 0);
+}
+
+/* @page no longer refers to a pool: what the library wrote is gone. */
+static void mpt_expect_detached(struct kunit *test, struct page *page)
+{
+	KUNIT_EXPECT_EQ(test, (unsigned long)page->mapping & ~PAGE_MAPPING_FLAGS,
+			0UL);
+	KUNIT_EXPECT_EQ(test, page_private(page), 0UL);
+	KUNIT_EXPECT_EQ(test, *mp_page_word(page), 0UL);
+}
+
+/* What the library keeps in the struct page of a pool page at rest. */
+static void mpt_expect_fields(struct kunit *test, struct page *page,
+			      void *owner, pgoff_t index)
+{
+	KUNIT_EXPECT_TRUE(test, __PageMovable(page));
+	KUNIT_EXPECT_PTR_EQ(test, (void *)page_private(page), owner);
+	KUNIT_EXPECT_EQ(test, *mp_page_word(page), (unsigned long)index);
 }
 
 static int mpt_init(struct kunit *test)
@@ -369,6 +389,183 @@ static void test_double_free_is_refused(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+static void test_page_fields_hold_owner_and_index(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+
+	mpt_fill(test, 0, 40);
+	mpt_expect_fields(test, ctx->table[0], &ctx->table[0], 0);
+	mpt_expect_fields(test, ctx->table[39], &ctx->table[39], 39);
+
+	/* pins live in the same word and never reach the index */
+	page = ctx->table[39];
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(page), 0);
+	KUNIT_EXPECT_NE(test, *mp_page_word(page), 39UL);
+	KUNIT_EXPECT_EQ(test, *mp_page_word(page) & MOVABLE_POOL_MAX_INDEX, 39UL);
+	movable_pool_unpin(page);
+	mpt_expect_fields(test, page, &ctx->table[39], 39);
+}
+
+static void test_page_fields_survive_isolate_and_putback(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+	LIST_HEAD(list);
+
+	mpt_fill(test, 0, 8);
+	page = ctx->table[5];
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(page));
+	/* isolated: ->lru is the VM's now, the rest is still ours */
+	list_add(&page->lru, &list);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)page_private(page),
+			    (void *)&ctx->table[5]);
+	KUNIT_EXPECT_EQ(test, *mp_page_word(page) & MOVABLE_POOL_MAX_INDEX, 5UL);
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(page), 0);
+	movable_pool_unpin(page);
+	putback_movable_pages(&list);
+	mpt_expect_fields(test, page, &ctx->table[5], 5);
+
+	/* and again, then a migration still hands the routine the same */
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(page));
+	list_add(&page->lru, &list);
+	putback_movable_pages(&list);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).putback, 2UL);
+	KUNIT_ASSERT_EQ(test, mpt_move(page, MIGRATE_SYNC), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->last_owner, (void *)&ctx->table[5]);
+	KUNIT_EXPECT_EQ(test, ctx->last_index, (pgoff_t)5);
+	mpt_expect_fields(test, ctx->table[5], &ctx->table[5], 5);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_page_fields_follow_migration(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *old, *moved[4];
+	int i;
+
+	mpt_fill(test, 0, 4);
+	for (i = 0; i < 4; i++) {
+		old = ctx->table[i];
+		get_page(old);
+		KUNIT_ASSERT_EQ(test, mpt_move(old, MIGRATE_SYNC), 0);
+		mpt_expect_detached(test, old);
+		mpt_expect_fields(test, ctx->table[i], &ctx->table[i], i);
+		put_page(old);
+		moved[i] = ctx->table[i];
+		get_page(moved[i]);
+	}
+	/*
+	 * Each successor took its predecessor's place on the pool's list:
+	 * destroy finds and frees them all (expected: one "misuse" warning).
+	 */
+	movable_pool_destroy(ctx->pool);
+	ctx->pool = NULL;
+	memset(ctx->table, 0, sizeof(ctx->table));
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, page_count(moved[i]), 1);
+		mpt_expect_detached(test, moved[i]);
+		put_page(moved[i]);
+	}
+}
+
+static void test_page_fields_cleared_on_free(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	get_page(page);		/* keep the struct page ours to look at */
+	mpt_free(ctx, 0);
+	mpt_expect_detached(test, page);
+	KUNIT_EXPECT_FALSE(test, movable_pool_pin(page) == 0);
+	put_page(page);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_index_limit(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+
+	page = movable_pool_alloc_page(ctx->pool, MPT_GFP, NULL,
+				       MOVABLE_POOL_MAX_INDEX + 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(page), -EINVAL);
+	page = movable_pool_alloc_page(ctx->pool, MPT_GFP, NULL, ULONG_MAX);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(page), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).allocated, 0UL);
+
+	/* the largest index goes through a migration intact */
+	page = movable_pool_alloc_page(ctx->pool, MPT_GFP, NULL,
+				       MOVABLE_POOL_MAX_INDEX);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(page));
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(page), 0);
+	movable_pool_unpin(page);
+	/* the routine refuses a page not in its table, and saw the index */
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), 1);
+	KUNIT_EXPECT_EQ(test, ctx->last_index, (pgoff_t)MOVABLE_POOL_MAX_INDEX);
+	ctx->bad_refs = 0;
+	mpt_expect_fields(test, page, NULL, MOVABLE_POOL_MAX_INDEX);
+	movable_pool_free_page(ctx->pool, page);
+}
+
+static void test_pin_depth_limit(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+	unsigned long i;
+	int ret = 0;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	for (i = 0; i < MOVABLE_POOL_MAX_PINS && !ret; i++)
+		ret = movable_pool_pin(page);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	/* expected: one "misuse" warning; the count does not spill over */
+	KUNIT_EXPECT_EQ(test, movable_pool_pin(page), -EBUSY);
+	KUNIT_EXPECT_EQ(test, *mp_page_word(page) & MOVABLE_POOL_MAX_INDEX, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), -EBUSY);
+	for (i = 0; i < MOVABLE_POOL_MAX_PINS; i++)
+		movable_pool_unpin(page);
+	mpt_expect_fields(test, page, &ctx->table[0], 0);
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), 0);
+	mpt_expect_idle(test, ctx);
+}
+
+/* Slab in use, in bytes: what a per-page record would show up in. */
+static long mpt_slab_bytes(void)
+{
+	return (global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
+		global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B)) * PAGE_SIZE;
+}
+
+#define MPT_MANY	2048
+
+static void test_no_memory_per_page(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page **pages;
+	long before, grown;
+	int i;
+
+	pages = kunit_kcalloc(test, MPT_MANY, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	before = mpt_slab_bytes();
+	for (i = 0; i < MPT_MANY; i++) {
+		pages[i] = movable_pool_alloc_page(ctx->pool, MPT_GFP, NULL, i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(pages[i]));
+	}
+	grown = mpt_slab_bytes() - before;
+	kunit_info(test, "slab grew by %ld bytes for %d pool pages\n", grown,
+		   MPT_MANY);
+	/* the target: at most 8 bytes of unmovable memory per page held */
+	KUNIT_EXPECT_LE(test, grown, 8L * MPT_MANY);
+	for (i = 0; i < MPT_MANY; i++)
+		movable_pool_free_page(ctx->pool, pages[i]);
+	mpt_expect_idle(test, ctx);
+}
+
 static void test_migrate_preserves_contents(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
@@ -409,10 +606,8 @@ static void test_migrated_page_belongs_to_pool(struct kunit *test)
 	old = ctx->table[0];
 	get_page(old);
 	KUNIT_ASSERT_EQ(test, mpt_move(old, MIGRATE_SYNC), 0);
-	/* the old page lost its ops and record; only our reference is left */
-	KUNIT_EXPECT_EQ(test, (unsigned long)old->mapping & ~PAGE_MAPPING_FLAGS,
-			0UL);
-	KUNIT_EXPECT_EQ(test, page_private(old), 0UL);
+	/* the old page lost its ops and fields; only our reference is left */
+	mpt_expect_detached(test, old);
 	KUNIT_EXPECT_EQ(test, page_count(old), 1);
 	put_page(old);
 	/* the new one holds the pool's reference and can move again */
@@ -557,7 +752,8 @@ static void test_pin_during_migration_is_eagain(struct kunit *test)
 	ctx->pin_in_routine = true;
 	KUNIT_ASSERT_EQ(test, mpt_move(ctx->table[0], MIGRATE_SYNC), 0);
 	KUNIT_EXPECT_EQ(test, ctx->pin_src_ret, -EAGAIN);
-	KUNIT_EXPECT_EQ(test, ctx->pin_dst_ret, -EAGAIN);
+	/* dst is already the pool's: once published, a device may use it */
+	KUNIT_EXPECT_EQ(test, ctx->pin_dst_ret, 0);
 	mpt_expect_idle(test, ctx);
 }
 
@@ -707,35 +903,6 @@ static void test_destroy_with_isolated_pages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
 }
 
-static void test_destroy_frees_forgotten_pages(struct kunit *test)
-{
-	struct mpt_ctx *ctx = test->priv;
-	struct page *watch[8];
-	LIST_HEAD(list);
-	int i;
-
-	mpt_fill(test, 0, 8);
-	for (i = 0; i < 8; i++) {
-		watch[i] = ctx->table[i];
-		get_page(watch[i]);
-		ctx->table[i] = NULL;	/* the "driver" forgets them */
-	}
-	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(watch[5]));
-	/* expected: one "misuse" warning; every page is freed regardless */
-	movable_pool_destroy(ctx->pool);
-	ctx->pool = NULL;
-	list_add(&watch[5]->lru, &list);
-	KUNIT_EXPECT_EQ(test, mp_migrate_pages(&list, MPT_GFP, MIGRATE_SYNC), 0);
-	for (i = 0; i < 8; i++) {
-		KUNIT_EXPECT_EQ(test, page_count(watch[i]), 1);
-		KUNIT_EXPECT_EQ(test, (unsigned long)watch[i]->mapping &
-				~PAGE_MAPPING_FLAGS, 0UL);
-		KUNIT_EXPECT_EQ(test, page_private(watch[i]), 0UL);
-		put_page(watch[i]);
-	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
-}
-
 /* Run a step of a test in a thread of its own. */
 struct mpt_async {
 	struct mpt_ctx *ctx;
@@ -774,6 +941,43 @@ static int mpt_async_destroy(struct mpt_async *a)
 	return 0;
 }
 
+static void test_destroy_frees_forgotten_pages(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_async destroyer = { .ctx = ctx };
+	struct page *watch[8];
+	LIST_HEAD(list);
+	int i;
+
+	mpt_fill(test, 0, 8);
+	for (i = 0; i < 8; i++) {
+		watch[i] = ctx->table[i];
+		get_page(watch[i]);
+		ctx->table[i] = NULL;	/* the "driver" forgets them */
+	}
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(watch[5]));
+
+	/* destroy waits until the VM hands the isolated page back ... */
+	mpt_async_start(test, &destroyer, mpt_async_destroy);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&destroyer.done));
+	/* ... refusing to migrate it, so it comes back at once */
+	list_add(&watch[5]->lru, &list);
+	KUNIT_EXPECT_EQ(test, mp_migrate_pages(&list, MPT_GFP, MIGRATE_SYNC), 1);
+	putback_movable_pages(&list);
+	/* expected: one "misuse" warning; every page is freed regardless */
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&destroyer.done, 10 * HZ),
+			0UL);
+	ctx->pool = NULL;
+	for (i = 0; i < 8; i++) {
+		KUNIT_EXPECT_EQ(test, page_count(watch[i]), 1);
+		KUNIT_EXPECT_FALSE(test, PageIsolated(watch[i]));
+		mpt_expect_detached(test, watch[i]);
+		put_page(watch[i]);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+}
+
 static void test_destroy_during_migration(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
@@ -807,12 +1011,104 @@ static void test_destroy_during_migration(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->watch_dst, 0));
 	KUNIT_EXPECT_EQ(test, page_count(src), 1);
 	KUNIT_EXPECT_EQ(test, page_count(ctx->watch_dst), 1);
-	KUNIT_EXPECT_EQ(test, page_private(ctx->watch_dst), 0UL);
-	KUNIT_EXPECT_EQ(test, (unsigned long)ctx->watch_dst->mapping &
-			~PAGE_MAPPING_FLAGS, 0UL);
+	mpt_expect_detached(test, ctx->watch_dst);
 	put_page(src);
 	put_page(ctx->watch_dst);
 	memset(ctx->table, 0, sizeof(ctx->table));
+}
+
+static void test_bulk_rejects_bad_arguments(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *pages[2];
+
+	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(NULL, MPT_GFP, NULL, 0,
+						       1, pages), -EINVAL);
+	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP, NULL,
+						       0, 0, pages), -EINVAL);
+	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(ctx->pool,
+						       GFP_KERNEL_ACCOUNT, NULL,
+						       0, 1, pages), -EINVAL);
+	/* the last page's index would be past the limit */
+	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP, NULL,
+						       MOVABLE_POOL_MAX_INDEX,
+						       2, pages), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).allocated, 0UL);
+	movable_pool_free_pages(NULL, pages, 2);
+}
+
+static void test_bulk_alloc_and_free(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *pages[MPT_PAGES], *watch[MPT_PAGES];
+	struct movable_pool_stats s;
+	LIST_HEAD(list);
+	int i;
+
+	KUNIT_ASSERT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP, ctx,
+						       100, MPT_PAGES, pages), 0);
+	s = mpt_stats(ctx);
+	KUNIT_EXPECT_EQ(test, s.pages, (unsigned long)MPT_PAGES);
+	KUNIT_EXPECT_EQ(test, s.allocated, (unsigned long)MPT_PAGES);
+	for (i = 0; i < MPT_PAGES; i++) {
+		mpt_expect_fields(test, pages[i], ctx, 100 + i);
+		KUNIT_EXPECT_EQ(test, page_count(pages[i]), 1);
+		KUNIT_EXPECT_FALSE(test, PageLocked(pages[i]));
+		watch[i] = pages[i];
+		get_page(watch[i]);
+	}
+	/* one page isolated, one pinned: both still go */
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(pages[3]));
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(pages[7]), 0);
+	/* expected: one "misuse" warning, for the pinned page */
+	movable_pool_free_pages(ctx->pool, pages, MPT_PAGES);
+	s = mpt_stats(ctx);
+	KUNIT_EXPECT_EQ(test, s.pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.freed, (unsigned long)MPT_PAGES);
+	KUNIT_EXPECT_EQ(test, s.isolated, 0UL);
+	KUNIT_EXPECT_EQ(test, s.pinned, 0UL);
+
+	/* the VM drops the isolated one without calling the pool */
+	list_add(&watch[3]->lru, &list);
+	putback_movable_pages(&list);
+	for (i = 0; i < MPT_PAGES; i++) {
+		KUNIT_EXPECT_EQ(test, page_count(watch[i]), 1);
+		KUNIT_EXPECT_FALSE(test, PageLocked(watch[i]));
+		mpt_expect_detached(test, watch[i]);
+		put_page(watch[i]);
+	}
+	KUNIT_EXPECT_EQ(test, s.putback, 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+}
+
+static int mpt_async_free_pages(struct mpt_async *a)
+{
+	movable_pool_free_pages(a->ctx->pool, a->ctx->table, MPT_PAGES);
+	return 0;
+}
+
+static void test_bulk_free_waits_for_a_locked_page(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_async freer = { .ctx = ctx };
+	struct page *busy;
+
+	mpt_fill(test, 0, MPT_PAGES);
+	busy = ctx->table[10];
+	get_page(busy);
+	lock_page(busy);	/* as the migration core would */
+	mpt_async_start(test, &freer, mpt_async_free_pages);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&freer.done));
+	unlock_page(busy);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&freer.done, 10 * HZ),
+			0UL);
+	memset(ctx->table, 0, sizeof(ctx->table));
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
+	KUNIT_EXPECT_EQ(test, page_count(busy), 1);
+	mpt_expect_detached(test, busy);
+	put_page(busy);
+	mpt_expect_idle(test, ctx);
 }
 
 static void test_pools_are_independent(struct kunit *test)
@@ -1051,8 +1347,9 @@ static void mpt_report(struct kunit *test, const char *what, u64 ours,
 static void test_bench_alloc_free(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
+	u64 t0, ours = U64_MAX, base = U64_MAX, bulk = U64_MAX;
+	u64 kbulk = U64_MAX, pin = U64_MAX;
 	struct page **pages;
-	u64 t0, ours = U64_MAX, base = U64_MAX;
 	int rep, i;
 
 	pages = kunit_kcalloc(test, MPT_BENCH_PAGES, sizeof(*pages), GFP_KERNEL);
@@ -1076,8 +1373,40 @@ static void test_bench_alloc_free(struct kunit *test)
 		for (i = 0; i < MPT_BENCH_PAGES; i++)
 			__free_page(pages[i]);
 		base = min(base, ktime_get_ns() - t0);
+
+		t0 = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP,
+							       NULL, 0,
+							       MPT_BENCH_PAGES,
+							       pages), 0);
+		movable_pool_free_pages(ctx->pool, pages, MPT_BENCH_PAGES);
+		bulk = min(bulk, ktime_get_ns() - t0);
+
+		/* the kernel's own bulk pair, for what bulk alone buys */
+		memset(pages, 0, MPT_BENCH_PAGES * sizeof(*pages));
+		t0 = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, mp_alloc_pages_bulk(MPT_GFP, MPT_BENCH_PAGES,
+							  pages),
+				(unsigned long)MPT_BENCH_PAGES);
+		release_pages(pages, MPT_BENCH_PAGES);
+		kbulk = min(kbulk, ktime_get_ns() - t0);
 	}
 	mpt_report(test, "alloc+free", ours, base, "alloc_page+__free_page");
+	mpt_report(test, "bulk alloc+free", bulk, base, "alloc_page+__free_page");
+	mpt_report(test, "bulk alloc+free", bulk, kbulk,
+		   "alloc_pages_bulk+release_pages");
+
+	mpt_fill(test, 0, MPT_PAGES);
+	for (rep = 0; rep < MPT_BENCH_REPS; rep++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < MPT_BENCH_PAGES; i++) {
+			KUNIT_ASSERT_EQ(test, movable_pool_pin(ctx->table[i % MPT_PAGES]),
+					0);
+			movable_pool_unpin(ctx->table[i % MPT_PAGES]);
+		}
+		pin = min(pin, ktime_get_ns() - t0);
+	}
+	mpt_report(test, "pin+unpin", pin, base, "alloc_page+__free_page");
 	mpt_expect_idle(test, ctx);
 }
 
@@ -1139,6 +1468,13 @@ static struct kunit_case movable_pool_test_cases[] = {
 	KUNIT_CASE(test_free_updates_stats),
 	KUNIT_CASE(test_free_into_other_pool_is_refused),
 	KUNIT_CASE(test_double_free_is_refused),
+	KUNIT_CASE(test_page_fields_hold_owner_and_index),
+	KUNIT_CASE(test_page_fields_survive_isolate_and_putback),
+	KUNIT_CASE(test_page_fields_follow_migration),
+	KUNIT_CASE(test_page_fields_cleared_on_free),
+	KUNIT_CASE(test_index_limit),
+	KUNIT_CASE(test_pin_depth_limit),
+	KUNIT_CASE(test_no_memory_per_page),
 	KUNIT_CASE(test_migrate_preserves_contents),
 	KUNIT_CASE(test_migrate_passes_owner_and_index),
 	KUNIT_CASE(test_migrated_page_belongs_to_pool),
@@ -1157,6 +1493,9 @@ static struct kunit_case movable_pool_test_cases[] = {
 	KUNIT_CASE(test_destroy_with_isolated_pages),
 	KUNIT_CASE(test_destroy_frees_forgotten_pages),
 	KUNIT_CASE(test_destroy_during_migration),
+	KUNIT_CASE(test_bulk_rejects_bad_arguments),
+	KUNIT_CASE(test_bulk_alloc_and_free),
+	KUNIT_CASE(test_bulk_free_waits_for_a_locked_page),
 	KUNIT_CASE(test_pools_are_independent),
 	KUNIT_CASE(test_contig_range_migrates_pool_pages),
 	KUNIT_CASE(test_contig_range_blocked_by_pin),

@@ -8,25 +8,31 @@
  *	|                   around alloc, free, destroy and fault insertion
  *	|  +- driver lock   taken by the driver's migrate routine (sync modes)
  *	|     +- pool->lock spinlock, irq-safe: the page list, every page's
- *	|                   pin count and state bits, and the counters
+ *	|                   word (pin count and state bits), and the counters
  *
- * - A page's record (struct mp_page) hangs off page->private and is found
- *   only through mp_meta(), which checks page->mapping for our ops first.
- *   ->mapping and ->private change only under the page lock, so code that
- *   holds the page lock sees a stable record.
+ * Nothing is allocated per page: what the library knows of a page lives in
+ * its struct page (see mp_page_word() and the header for the layout).
+ * - ->mapping leads to the pool (mp_page_pool()) and ->private holds the
+ *   owner; both change only under the page lock, so code that holds the
+ *   page lock sees them stable.
+ * - ->lru links the page into pool->pages while the VM does not hold it
+ *   isolated; isolate takes it off, putback and migration put it (or its
+ *   successor) back, all under pool->lock.
  * - Pin/unpin run without the page lock, possibly in atomic context. They
  *   rely on the driver's promise (see the header) that it read the page
- *   from its own tables under the lock its routine takes.
+ *   from its own tables under the lock its routine takes, and re-check
+ *   under pool->lock that the page is still the pool's.
  * - Pinned pages are never isolated; MP_MIGRATING is set (under pool->lock)
  *   only with a zero pin count, and pin fails with -EAGAIN while it is set.
  *   So the routine never runs on a page a device or the CPU is using.
- * - Teardown detaches every page under its page lock. A detached page is
- *   no longer movable; if the VM had it isolated, the VM frees it without
- *   calling us (see putback_movable_pages()).
+ * - Teardown refuses new isolations and migrations, waits until the VM has
+ *   handed back every isolated page (zsmalloc learnt to do the same), then
+ *   detaches the pages left on the list under their page locks.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitfield.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
@@ -41,6 +47,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 
 #include "movable_pool_compat.h"
 
@@ -49,14 +56,20 @@
 
 #define MOVABLE_POOL_MAGIC	0x6d706f6f	/* "mpoo" */
 
-/* mp_page.state bits, under pool->lock */
-#define MP_ISOLATED	BIT(0)	/* the VM holds the page for migration */
-#define MP_MIGRATING	BIT(1)	/* the driver's routine may be running */
+/* A page's word: its index, then its pin count, then two state bits. */
+#define MP_INDEX	GENMASK(MOVABLE_POOL_INDEX_BITS - 1, 0)
+#define MP_PINS		GENMASK(BITS_PER_LONG - 3, MOVABLE_POOL_INDEX_BITS)
+#define MP_MIGRATING	BIT(BITS_PER_LONG - 2)	/* the routine may run */
+#define MP_ISOLATED	BIT(BITS_PER_LONG - 1)	/* the VM holds the page */
+#define MP_ONE_PIN	BIT(MOVABLE_POOL_INDEX_BITS)
 
 struct movable_pool {
+	/* page->mapping points here: a copy per pool leads back to it */
+	struct movable_operations mops;
 	spinlock_t lock;		/* see the top of this file */
-	struct list_head pages;
+	struct list_head pages;		/* through page->lru, not isolated */
 	bool dying;
+	wait_queue_head_t drained;	/* destroy waits for isolated pages */
 	struct movable_pool_stats stats;
 	const struct movable_pool_ops *ops;
 	void *priv;
@@ -66,97 +79,101 @@ struct movable_pool {
 	struct dentry *debugfs;
 };
 
-struct mp_page {
-	struct list_head node;		/* pool->pages; not page->lru */
-	struct movable_pool *pool;
-	struct page *page;		/* the page this record describes */
-	void *owner;
-	pgoff_t index;
-	unsigned int pin_count;
-	unsigned int state;
-};
+static int mp_migrate_page(struct page *dst, struct page *src,
+			   enum migrate_mode mode);
 
-static const struct movable_operations mp_mops;
-static struct kmem_cache *mp_page_cache;
 static struct dentry *mp_debugfs_root;
 static struct vfsmount *mp_mnt;
 static int mp_mnt_count;
 static atomic_t mp_pool_ids = ATOMIC_INIT(0);
 
-/* What of the caller's gfp applies to our own record: how hard to try. */
-#define MP_META_GFP	(GFP_KERNEL | __GFP_HIGH | __GFP_NOWARN | \
-			 __GFP_NORETRY | __GFP_RETRY_MAYFAIL | __GFP_NOFAIL | \
-			 __GFP_NOMEMALLOC)
-
 #define mp_misuse(fmt, ...) \
 	WARN_ONCE(1, KBUILD_MODNAME ": misuse: " fmt, ##__VA_ARGS__)
 
-/* The record of a pool page, or NULL for any other page. */
-static struct mp_page *mp_meta(struct page *page)
+/* The pool a page belongs to, or NULL for any other page. */
+static struct movable_pool *mp_page_pool(struct page *page)
 {
-	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
+	const struct movable_operations *mops = mp_page_movable_ops(page);
 
-	if (mapping != ((unsigned long)&mp_mops | PAGE_MAPPING_MOVABLE))
+	if (!mops || mops->migrate_page != mp_migrate_page)
 		return NULL;
-	return (struct mp_page *)page_private(page);
+	return container_of(mops, struct movable_pool, mops);
 }
 
-static void mp_attach(struct page *page, struct mp_page *meta)
+/* Make @page (locked, fresh or just migrated to) a page of @pool. */
+static void mp_attach(struct movable_pool *pool, struct page *page,
+		      void *owner, pgoff_t index)
 {
 	VM_WARN_ON_ONCE_PAGE(!PageLocked(page), page);
-	set_page_private(page, (unsigned long)meta);
-	__SetPageMovable(page, &mp_mops);
+	set_page_private(page, (unsigned long)owner);
+	*mp_page_word(page) = index;
+	__SetPageMovable(page, &pool->mops);
 }
 
+/* Undo mp_attach(): @page (locked) no longer refers to any pool. */
 static void mp_detach(struct page *page)
 {
 	VM_WARN_ON_ONCE_PAGE(!PageLocked(page), page);
 	__ClearPageMovable(page);
 	set_page_private(page, 0);
+	*mp_page_word(page) = 0;
 }
 
-/*
- * Take @meta out of its pool's books; its page is locked. Returns the pin
- * count the page had, which is a driver bug when non-zero.
- */
-static unsigned int mp_forget(struct movable_pool *pool, struct mp_page *meta)
+static unsigned long mp_pins(unsigned long word)
+{
+	return FIELD_GET(MP_PINS, word);
+}
+
+/* Destroy may be waiting for the last isolated page to come back. */
+static void mp_isolated_dec(struct movable_pool *pool)
 {
 	lockdep_assert_held(&pool->lock);
 
-	list_del(&meta->node);
-	pool->stats.pages--;
-	pool->stats.freed++;
-	if (meta->state & MP_ISOLATED)
-		pool->stats.isolated--;
-	if (meta->pin_count)
-		pool->stats.pinned--;
-	return meta->pin_count;
+	pool->stats.isolated--;
+	if (pool->dying && !pool->stats.isolated)
+		wake_up(&pool->drained);
 }
 
 /*
- * Detach the page of @meta (locked by the caller) and free the record.
- * When the caller then drops the pool's reference, the page goes back to
- * the VM, or to the migration core if that holds it isolated. Returns the
- * page's pin count, as mp_forget().
+ * Take @page (locked) off @pool's books. Returns its pin count, which is a
+ * driver bug when non-zero.
  */
-static unsigned int mp_release(struct movable_pool *pool,
-			       struct mp_page *meta, struct page *page)
+static unsigned long mp_forget(struct movable_pool *pool, struct page *page)
 {
-	unsigned long flags;
-	unsigned int pins;
+	unsigned long word = *mp_page_word(page);
 
-	mp_detach(page);
+	lockdep_assert_held(&pool->lock);
+	if (word & MP_ISOLATED)
+		mp_isolated_dec(pool);	/* the VM owns ->lru */
+	else
+		list_del(&page->lru);
+	if (mp_pins(word))
+		pool->stats.pinned--;
+	pool->stats.pages--;
+	pool->stats.freed++;
+	return mp_pins(word);
+}
+
+/*
+ * Take @page (locked) out of @pool and detach it. When the caller then
+ * drops the pool's reference, the page goes back to the VM, or to the
+ * migration core if that holds it isolated. Returns as mp_forget().
+ */
+static unsigned long mp_release(struct movable_pool *pool, struct page *page)
+{
+	unsigned long flags, pins;
+
 	spin_lock_irqsave(&pool->lock, flags);
-	pins = mp_forget(pool, meta);
+	pins = mp_forget(pool, page);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	kmem_cache_free(mp_page_cache, meta);
+	mp_detach(page);
 	return pins;
 }
 
 static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
 {
-	struct mp_page *meta = mp_meta(page);
-	struct movable_pool *pool = meta->pool;
+	struct movable_pool *pool = mp_page_pool(page);
+	unsigned long *word = mp_page_word(page);
 	unsigned long flags;
 	int result = 0;
 
@@ -164,11 +181,12 @@ static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
 	if (pool->dying) {
 		/* destroy is detaching pages: leave them alone */
 		result = -ENODEV;
-	} else if (meta->pin_count) {
+	} else if (mp_pins(*word)) {
 		pool->stats.pin_refused++;
 		result = -EBUSY;
 	} else {
-		meta->state |= MP_ISOLATED;
+		*word |= MP_ISOLATED;
+		list_del(&page->lru);	/* the VM links it into its own list */
 		pool->stats.isolated++;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
@@ -178,14 +196,14 @@ static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
 
 static void mp_putback_page(struct page *page)
 {
-	struct mp_page *meta = mp_meta(page);
-	struct movable_pool *pool = meta->pool;
+	struct movable_pool *pool = mp_page_pool(page);
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	meta->state &= ~MP_ISOLATED;
-	pool->stats.isolated--;
+	*mp_page_word(page) &= ~MP_ISOLATED;
+	list_add_tail(&page->lru, &pool->pages);
 	pool->stats.putback++;
+	mp_isolated_dec(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	trace_movable_pool_putback(pool->id, page_to_pfn(page));
 }
@@ -206,55 +224,65 @@ static bool mp_may_zap(struct address_space *mapping, enum migrate_mode mode)
 }
 
 /* Enter MP_MIGRATING, or count a failed attempt and say why not. */
-static int mp_begin_migration(struct movable_pool *pool, struct mp_page *meta,
+static int mp_begin_migration(struct movable_pool *pool, struct page *src,
 			      enum migrate_mode mode)
 {
 	bool may_zap = mp_may_zap(pool->inode->i_mapping, mode);
+	unsigned long *word = mp_page_word(src);
 	unsigned long flags;
 	int ret = 0;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	if (mp_mode_unsupported(mode))
 		ret = -EINVAL;
-	else if (meta->pin_count || !may_zap)
+	else if (pool->dying)
+		ret = -ENODEV;	/* not -EAGAIN: hand it back to destroy now */
+	else if (mp_pins(*word) || !may_zap)
 		ret = -EAGAIN;
 
 	if (ret) {
 		pool->stats.migrate_failed++;
 	} else {
-		meta->state |= MP_MIGRATING;
+		*word |= MP_MIGRATING;
 		pool->stats.migrating++;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	return ret;
 }
 
-/* Leave MP_MIGRATING; on success @meta now describes @dst. */
-static void mp_end_migration(struct movable_pool *pool, struct mp_page *meta,
-			     struct page *dst, int rc)
+/* Leave MP_MIGRATING; on success @dst takes @src's place in the pool. */
+static void mp_end_migration(struct movable_pool *pool, struct page *dst,
+			     struct page *src, int rc)
 {
-	unsigned long flags;
+	unsigned long flags, dst_pins = 0;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	meta->state &= ~MP_MIGRATING;
+	*mp_page_word(src) &= ~MP_MIGRATING;
 	pool->stats.migrating--;
 	if (rc) {
 		pool->stats.migrate_failed++;
+		dst_pins = mp_pins(*mp_page_word(dst));
+		if (dst_pins)
+			pool->stats.pinned--;
 	} else {
 		/* the core clears PG_isolated itself; no putback follows */
-		meta->state &= ~MP_ISOLATED;
-		meta->page = dst;
-		pool->stats.isolated--;
+		list_add_tail(&dst->lru, &pool->pages);
 		pool->stats.migrated++;
+		mp_isolated_dec(pool);
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
+	if (dst_pins)
+		mp_misuse("%s: routine failed with page %lx pinned\n",
+			  pool->name, page_to_pfn(dst));
 }
 
-/* In MP_MIGRATING: zap, run the driver's routine, hand the record over. */
-static int mp_move(struct movable_pool *pool, struct mp_page *meta,
-		   struct page *dst, struct page *src, enum migrate_mode mode)
+/* In MP_MIGRATING: zap, run the driver's routine, hand the page over. */
+static int mp_move(struct movable_pool *pool, struct page *dst,
+		   struct page *src, enum migrate_mode mode)
 {
 	struct address_space *mapping = pool->inode->i_mapping;
+	pgoff_t index = FIELD_GET(MP_INDEX, *mp_page_word(src));
+	void *owner = (void *)page_private(src);
 	int rc;
 
 	/*
@@ -264,36 +292,38 @@ static int mp_move(struct movable_pool *pool, struct mp_page *meta,
 	 * get one through that same fault path.
 	 */
 	if (mapping_mapped(mapping))
-		unmap_mapping_range(mapping, (loff_t)meta->index << PAGE_SHIFT,
+		unmap_mapping_range(mapping, (loff_t)index << PAGE_SHIFT,
 				    PAGE_SIZE, 1);
 
 	/* dst is ours before the routine publishes it, so pins see it */
-	mp_attach(dst, meta);
-	rc = pool->ops->migrate(pool, meta->owner, meta->index, dst, src,
-				mode);
+	mp_attach(pool, dst, owner, index);
+	rc = pool->ops->migrate(pool, owner, index, dst, src, mode);
 	if (WARN_ONCE(rc > 0, KBUILD_MODNAME ": %s: migrate returned %d\n",
 		      pool->name, rc))
 		rc = -EINVAL;
 	if (rc) {
+		mp_end_migration(pool, dst, src, rc);
 		mp_detach(dst);
 	} else {
 		get_page(dst);
-		mp_detach(src);
+		/* detach before the word: a late pin then finds src gone */
+		__ClearPageMovable(src);
+		mp_end_migration(pool, dst, src, rc);
+		set_page_private(src, 0);
+		*mp_page_word(src) = 0;
 	}
-	mp_end_migration(pool, meta, dst, rc);
 	return rc;
 }
 
 static int mp_migrate_page(struct page *dst, struct page *src,
 			   enum migrate_mode mode)
 {
-	struct mp_page *meta = mp_meta(src);
-	struct movable_pool *pool = meta->pool;
+	struct movable_pool *pool = mp_page_pool(src);
 	int rc;
 
-	rc = mp_begin_migration(pool, meta, mode);
+	rc = mp_begin_migration(pool, src, mode);
 	if (!rc)
-		rc = mp_move(pool, meta, dst, src, mode);
+		rc = mp_move(pool, dst, src, mode);
 	trace_movable_pool_migrate(pool->id, page_to_pfn(src), page_to_pfn(dst),
 				   mode, rc);
 	if (!rc)
@@ -307,6 +337,46 @@ static const struct movable_operations mp_mops = {
 	.putback_page	= mp_putback_page,
 };
 
+/* -EINVAL or -ENODEV if pages with indices @index.. @nr on cannot be had. */
+static int mp_check_alloc(struct movable_pool *pool, gfp_t gfp,
+			  pgoff_t index, unsigned int nr)
+{
+	/* order-0 only; memcg charges do not follow non-LRU pages that move */
+	if (!pool || (gfp & (__GFP_ACCOUNT | __GFP_COMP)) || !nr ||
+	    index > MOVABLE_POOL_MAX_INDEX ||
+	    nr - 1 > MOVABLE_POOL_MAX_INDEX - index)
+		return -EINVAL;
+	if (READ_ONCE(pool->dying))
+		return -ENODEV;
+	return 0;
+}
+
+/*
+ * Lock fresh pages without atomics (isolate_movable_page() leaves the lock
+ * of a page that is not movable yet alone, as the page cache relies on for
+ * new folios), make them the pool's, and list them in one go.
+ */
+static void mp_add_fresh(struct movable_pool *pool, struct page **pages,
+			 unsigned int nr, void *owner, pgoff_t index)
+{
+	unsigned long flags;
+	unsigned int i;
+	LIST_HEAD(list);
+
+	for (i = 0; i < nr; i++) {
+		__SetPageLocked(pages[i]);
+		mp_attach(pool, pages[i], owner, index + i);
+		list_add_tail(&pages[i]->lru, &list);
+	}
+	spin_lock_irqsave(&pool->lock, flags);
+	list_splice_tail(&list, &pool->pages);
+	pool->stats.pages += nr;
+	pool->stats.allocated += nr;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	for (i = 0; i < nr; i++)
+		unlock_page(pages[i]);
+}
+
 /**
  * movable_pool_alloc_page() - allocate a movable page for the driver
  * @pool: the pool
@@ -315,59 +385,88 @@ static const struct movable_operations mp_mops = {
  *	follow non-LRU pages when they migrate.
  * @owner: driver cookie handed back to the migrate routine
  * @index: driver index handed back to the migrate routine; also the page's
- *	offset in movable_pool_mapping() if the driver maps it to userspace
+ *	offset in movable_pool_mapping() if the driver maps it to userspace.
+ *	At most %MOVABLE_POOL_MAX_INDEX.
  *
  * The page has one reference, owned by the pool, and may be migrated as
- * soon as this returns unless the driver pins it.
+ * soon as this returns unless the driver pins it. The library keeps what
+ * it knows of the page in its struct page; nothing else is allocated.
  *
  * Context: any context @gfp allows.
- * Return: the page; ERR_PTR(-EINVAL) for a NULL @pool or unsupported @gfp
- * flags, ERR_PTR(-ENODEV) if the pool is being destroyed, ERR_PTR(-ENOMEM)
- * if memory is short, ERR_PTR(-EBUSY) if the new page was unexpectedly
- * locked.
+ * Return: the page; ERR_PTR(-EINVAL) for a NULL @pool, unsupported @gfp
+ * flags or an @index above %MOVABLE_POOL_MAX_INDEX, ERR_PTR(-ENODEV) if the
+ * pool is being destroyed, ERR_PTR(-ENOMEM) if memory is short.
  */
 struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
 				     void *owner, pgoff_t index)
 {
-	struct mp_page *meta;
 	struct page *page;
-	unsigned long flags;
+	int ret;
 
-	/* order-0 only; memcg charges do not follow non-LRU pages that move */
-	if (!pool || (gfp & (__GFP_ACCOUNT | __GFP_COMP)))
-		return ERR_PTR(-EINVAL);
-	if (READ_ONCE(pool->dying))
-		return ERR_PTR(-ENODEV);
-
-	meta = kmem_cache_zalloc(mp_page_cache, gfp & MP_META_GFP);
-	if (!meta)
-		return ERR_PTR(-ENOMEM);
+	ret = mp_check_alloc(pool, gfp, index, 1);
+	if (ret)
+		return ERR_PTR(ret);
 	page = alloc_page(gfp | __GFP_MOVABLE);
-	if (!page) {
-		kmem_cache_free(mp_page_cache, meta);
+	if (!page)
 		return ERR_PTR(-ENOMEM);
-	}
-	meta->pool = pool;
-	meta->page = page;
-	meta->owner = owner;
-	meta->index = index;
-
-	/* nobody else locks a page that we own and that is not movable yet */
-	if (WARN_ON_ONCE(!trylock_page(page))) {
-		__free_page(page);
-		kmem_cache_free(mp_page_cache, meta);
-		return ERR_PTR(-EBUSY);
-	}
-	spin_lock_irqsave(&pool->lock, flags);
-	list_add_tail(&meta->node, &pool->pages);
-	pool->stats.pages++;
-	pool->stats.allocated++;
-	spin_unlock_irqrestore(&pool->lock, flags);
-	mp_attach(page, meta);
-	unlock_page(page);
+	mp_add_fresh(pool, &page, 1, owner, index);
 	return page;
 }
 EXPORT_SYMBOL_GPL(movable_pool_alloc_page);
+
+/**
+ * movable_pool_alloc_pages() - allocate several movable pages at once
+ * @pool: the pool
+ * @gfp: allocation flags, as for movable_pool_alloc_page()
+ * @owner: driver cookie handed back to the migrate routine for every page
+ * @index: index of the first page; page i gets @index + i
+ * @nr: how many pages, at least 1
+ * @pages: filled with the pages
+ *
+ * The same as @nr calls of movable_pool_alloc_page(), for less: the pages
+ * come from the bulk allocator and join the pool under one lock.
+ *
+ * Context: any context @gfp allows.
+ * Return: 0 with all @nr pages allocated, or an errno as for
+ * movable_pool_alloc_page() (-EINVAL also for @nr == 0 or an index range
+ * past %MOVABLE_POOL_MAX_INDEX) with none allocated.
+ */
+int movable_pool_alloc_pages(struct movable_pool *pool, gfp_t gfp,
+			     void *owner, pgoff_t index, unsigned int nr,
+			     struct page **pages)
+{
+	unsigned int i;
+	int ret;
+
+	ret = mp_check_alloc(pool, gfp, index, nr);
+	if (ret)
+		return ret;
+	gfp |= __GFP_MOVABLE;
+	memset(pages, 0, nr * sizeof(*pages));
+	/* the bulk allocator may stop early; it fills from the front */
+	for (i = mp_alloc_pages_bulk(gfp, nr, pages); i < nr; i++) {
+		pages[i] = alloc_page(gfp);
+		if (!pages[i]) {
+			while (i--)
+				__free_page(pages[i]);
+			return -ENOMEM;
+		}
+	}
+	mp_add_fresh(pool, pages, nr, owner, index);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(movable_pool_alloc_pages);
+
+static void mp_misuse_free(struct movable_pool *pool, struct page *page,
+			   unsigned long pins, bool ours)
+{
+	if (!ours)
+		mp_misuse("%s: freeing page %lx that is not in this pool\n",
+			  pool->name, page_to_pfn(page));
+	else if (pins)
+		mp_misuse("%s: freeing page %lx pinned %lu times\n",
+			  pool->name, page_to_pfn(page), pins);
+}
 
 /**
  * movable_pool_free_page() - free a page allocated from @pool
@@ -383,31 +482,78 @@ EXPORT_SYMBOL_GPL(movable_pool_alloc_page);
  */
 void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 {
-	struct mp_page *meta;
-	unsigned int pins = 0;
+	unsigned long pins = 0;
 	bool ours;
 
 	if (!pool || !page)
 		return;
 
 	lock_page(page);
-	meta = mp_meta(page);
-	ours = meta && meta->pool == pool;
+	ours = mp_page_pool(page) == pool;
 	if (ours)
-		pins = mp_release(pool, meta, page);
+		pins = mp_release(pool, page);
 	unlock_page(page);
 
-	if (!ours) {
-		mp_misuse("%s: freeing page %lx that is not in this pool\n",
-			  pool->name, page_to_pfn(page));
-		return;
-	}
-	if (pins)
-		mp_misuse("%s: freeing page %lx pinned %u times\n",
-			  pool->name, page_to_pfn(page), pins);
-	put_page(page);
+	mp_misuse_free(pool, page, pins, ours);
+	if (ours)
+		put_page(page);
 }
 EXPORT_SYMBOL_GPL(movable_pool_free_page);
+
+/**
+ * movable_pool_free_pages() - free several pages of @pool at once
+ * @pool: the pool the pages came from
+ * @pages: the pages; on return the array's contents are undefined
+ * @nr: how many
+ *
+ * The same as movable_pool_free_page() on each page, for less: pages that
+ * nobody else has locked leave the pool under one lock and go back to the
+ * page allocator together.
+ *
+ * Context: process context; may sleep.
+ */
+void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
+			     unsigned int nr)
+{
+	unsigned int i, n = 0;
+	unsigned long flags;
+	struct page *page;
+
+	if (!pool)
+		return;
+	/*
+	 * Never wait for one page lock while holding others: pages the
+	 * migration core is busy with, and pages to warn about, go one by
+	 * one; the rest gather at the front of the array.
+	 */
+	for (i = 0; i < nr; i++) {
+		page = pages[i];
+		if (!page)
+			continue;
+		if (trylock_page(page)) {
+			if (mp_page_pool(page) == pool &&
+			    !mp_pins(*mp_page_word(page))) {
+				pages[n++] = page;
+				continue;
+			}
+			unlock_page(page);
+		}
+		movable_pool_free_page(pool, page);
+	}
+	if (!n)
+		return;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	for (i = 0; i < n; i++)
+		mp_forget(pool, pages[i]);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	for (i = 0; i < n; i++) {
+		mp_detach(pages[i]);
+		unlock_page(pages[i]);
+	}
+	release_pages(pages, n);
+}
+EXPORT_SYMBOL_GPL(movable_pool_free_pages);
 
 /**
  * movable_pool_pin() - keep a page where it is while it is in use
@@ -415,33 +561,41 @@ EXPORT_SYMBOL_GPL(movable_pool_free_page);
  *	migrate routine takes
  *
  * A pinned page refuses isolation, and an isolated page that gets pinned
- * fails migration with -EAGAIN and is put back. Pins nest.
+ * fails migration with -EAGAIN and is put back. Pins nest, up to
+ * %MOVABLE_POOL_MAX_PINS deep.
  *
  * Context: any context, including hard interrupts; never sleeps.
- * Return: 0 when pinned; -EAGAIN if the page is being migrated right now
- * (drop your locks, re-read your reference, retry); -EINVAL if @page is not
- * a pool page.
+ * Return: 0 when pinned; -EAGAIN if the page is being migrated right now or
+ * has just moved (drop your locks, re-read your reference, retry); -EINVAL
+ * if @page is not a pool page; -EBUSY if it is pinned too deep already.
  */
 int movable_pool_pin(struct page *page)
 {
-	struct mp_page *meta = page ? mp_meta(page) : NULL;
-	struct movable_pool *pool;
-	unsigned long flags;
+	struct movable_pool *pool = page ? mp_page_pool(page) : NULL;
+	unsigned long *word, flags;
 	int ret = 0;
 
-	if (!meta) {
+	if (!pool) {
 		mp_misuse("pinning a page that is not in a pool\n");
 		return -EINVAL;
 	}
-	pool = meta->pool;
+	word = mp_page_word(page);
 	spin_lock_irqsave(&pool->lock, flags);
-	if (meta->state & MP_MIGRATING)
+	if (mp_page_pool(page) != pool || (*word & MP_MIGRATING)) {
 		ret = -EAGAIN;
-	else if (!meta->pin_count++)
-		pool->stats.pinned++;
+	} else if (mp_pins(*word) == MOVABLE_POOL_MAX_PINS) {
+		ret = -EBUSY;
+	} else {
+		if (!mp_pins(*word))
+			pool->stats.pinned++;
+		*word += MP_ONE_PIN;
+	}
 	spin_unlock_irqrestore(&pool->lock, flags);
-	if (ret)
+	if (ret == -EAGAIN)
 		trace_movable_pool_pin_busy(pool->id, page_to_pfn(page));
+	if (ret == -EBUSY)
+		mp_misuse("%s: page %lx pinned %lu times\n", pool->name,
+			  page_to_pfn(page), MOVABLE_POOL_MAX_PINS);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(movable_pool_pin);
@@ -454,21 +608,23 @@ EXPORT_SYMBOL_GPL(movable_pool_pin);
  */
 void movable_pool_unpin(struct page *page)
 {
-	struct mp_page *meta = page ? mp_meta(page) : NULL;
-	struct movable_pool *pool;
-	unsigned long flags;
+	struct movable_pool *pool = page ? mp_page_pool(page) : NULL;
+	unsigned long *word, flags;
 	bool underflow = false;
 
-	if (!meta) {
+	if (!pool) {
 		mp_misuse("unpinning a page that is not in a pool\n");
 		return;
 	}
-	pool = meta->pool;
+	word = mp_page_word(page);
 	spin_lock_irqsave(&pool->lock, flags);
-	if (!meta->pin_count)
+	if (mp_page_pool(page) != pool || !mp_pins(*word)) {
 		underflow = true;
-	else if (!--meta->pin_count)
-		pool->stats.pinned--;
+	} else {
+		*word -= MP_ONE_PIN;
+		if (!mp_pins(*word))
+			pool->stats.pinned--;
+	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (underflow)
 		mp_misuse("%s: unpin of page %lx without a pin\n", pool->name,
@@ -508,7 +664,6 @@ vm_fault_t movable_pool_insert_pfn(struct movable_pool *pool,
 				   struct vm_fault *vmf, struct page *page)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct mp_page *meta;
 	vm_fault_t ret = VM_FAULT_NOPAGE;
 
 	if (!(vma->vm_flags & VM_PFNMAP) || !vma->vm_file ||
@@ -520,8 +675,7 @@ vm_fault_t movable_pool_insert_pfn(struct movable_pool *pool,
 
 	/* the page lock orders us against mp_migrate_page()'s zap */
 	lock_page(page);
-	meta = mp_meta(page);
-	if (meta && meta->pool == pool)
+	if (mp_page_pool(page) == pool)
 		ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(page));
 	unlock_page(page);
 	return ret;
@@ -601,8 +755,10 @@ struct movable_pool *movable_pool_create(const char *name,
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
+	pool->mops = mp_mops;
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->pages);
+	init_waitqueue_head(&pool->drained);
 	pool->ops = ops;
 	pool->priv = priv;
 	pool->name = kstrdup(name, GFP_KERNEL);
@@ -629,40 +785,48 @@ err_free:
 }
 EXPORT_SYMBOL_GPL(movable_pool_create);
 
-/* Get a reference on the page of the first record, or NULL if none. */
+/* Get a reference on the first page on the pool's list, or NULL. */
 static struct page *mp_first_page(struct movable_pool *pool)
 {
-	struct mp_page *meta;
-	struct page *page = NULL;
+	struct page *page;
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	meta = list_first_entry_or_null(&pool->pages, struct mp_page, node);
-	if (meta) {
-		page = meta->page;
+	page = list_first_entry_or_null(&pool->pages, struct page, lru);
+	if (page)
 		get_page(page);
-	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	return page;
+}
+
+static bool mp_none_isolated(struct movable_pool *pool)
+{
+	unsigned long flags;
+	bool none;
+
+	/* under the lock: the last waker still holds it while waking us */
+	spin_lock_irqsave(&pool->lock, flags);
+	none = !pool->stats.isolated;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return none;
 }
 
 /**
  * movable_pool_destroy() - free a pool
  * @pool: the pool, or NULL
  *
- * Stops new isolations, waits for migrate routines in flight, and frees
- * pages the driver did not free (with a warning: that is a driver bug).
- * Pages the VM holds isolated are detached and freed by the VM later; no
- * page refers to the pool or this module's code after this returns. The
- * driver must keep what its routine uses alive until then, and must not
- * hold the lock its routine takes.
+ * Stops new isolations, waits for the VM to hand back the pages it holds
+ * isolated (their migration is refused from now on, so that is quick),
+ * and frees pages the driver did not free (with a warning: that is a
+ * driver bug). No page refers to the pool or this module's code after
+ * this returns. The driver must keep what its routine uses alive until
+ * then, and must not hold the lock its routine takes.
  *
  * Context: process context; may sleep.
  */
 void movable_pool_destroy(struct movable_pool *pool)
 {
 	unsigned long leaked = 0;
-	struct mp_page *meta;
 	struct page *page;
 	unsigned long flags;
 
@@ -672,14 +836,13 @@ void movable_pool_destroy(struct movable_pool *pool)
 	spin_lock_irqsave(&pool->lock, flags);
 	pool->dying = true;
 	spin_unlock_irqrestore(&pool->lock, flags);
+	wait_event(pool->drained, mp_none_isolated(pool));
 
+	/* every page of the pool is on the list now, and stays there */
 	while ((page = mp_first_page(pool))) {
-		/* waits for a migration of this page to finish */
 		lock_page(page);
-		meta = mp_meta(page);
-		/* if the page moved meanwhile, the next pass finds its dst */
-		if (meta && meta->pool == pool) {
-			mp_release(pool, meta, page);
+		if (mp_page_pool(page) == pool) {
+			mp_release(pool, page);
 			put_page(page);
 			leaked++;
 		}
@@ -745,9 +908,7 @@ EXPORT_SYMBOL_GPL(movable_pool_get_stats);
 
 static int __init movable_pool_init(void)
 {
-	mp_page_cache = KMEM_CACHE(mp_page, 0);
-	if (!mp_page_cache)
-		return -ENOMEM;
+	BUILD_BUG_ON(FIELD_MAX(MP_PINS) != MOVABLE_POOL_MAX_PINS);
 	mp_debugfs_root = debugfs_create_dir("movable_pool", NULL);
 	return 0;
 }
@@ -755,7 +916,6 @@ static int __init movable_pool_init(void)
 static void __exit movable_pool_exit(void)
 {
 	debugfs_remove_recursive(mp_debugfs_root);
-	kmem_cache_destroy(mp_page_cache);
 }
 
 module_init(movable_pool_init);

@@ -17,6 +17,39 @@
 #endif
 
 /*
+ * The movable_operations a non-LRU movable page points at, or NULL for any
+ * other page (and for one whose movability was cleared). Unlike
+ * page_movable_ops(), safe to call on any page.
+ */
+static inline const struct movable_operations *
+mp_page_movable_ops(struct page *page)
+{
+	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
+
+	if ((mapping & PAGE_MAPPING_FLAGS) != PAGE_MAPPING_MOVABLE)
+		return NULL;
+	return (const struct movable_operations *)(mapping & ~PAGE_MAPPING_FLAGS);
+}
+
+/*
+ * The struct page word that holds a pool page's index, pin count and state.
+ * On 6.x the VM uses ->index only while the page is free (the per-cpu
+ * lists' migratetype, written when the page is freed) and never reads it
+ * for a non-LRU movable page.
+ */
+static inline unsigned long *mp_page_word(struct page *page)
+{
+	return &page->index;
+}
+
+/* Fill the NULL slots of @pages from the front; returns how many are set. */
+static inline unsigned long mp_alloc_pages_bulk(gfp_t gfp, unsigned long nr,
+						struct page **pages)
+{
+	return alloc_pages_bulk_array(gfp, nr, pages);
+}
+
+/*
  * MIGRATE_SYNC_NO_COPY (gone in 6.10) asks the callee to move metadata but
  * leave the copy to a DMA engine; like the balloon driver we cannot split
  * the driver's routine that way, so such requests are refused.

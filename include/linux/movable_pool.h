@@ -9,12 +9,18 @@
  * library does the rest through the non-LRU page migration interface
  * (struct movable_operations, kernels 6.0 to 6.16).
  *
- * What the library owns in a pool page's struct page:
- *   ->mapping  movable_operations pointer (set/cleared under the page lock)
- *   ->private  the library's per-page record (pool, owner, index, pin count)
- * The driver must not touch ->mapping, ->private or ->lru (the VM uses ->lru
- * while a page is isolated), and must not vm_insert_page() a pool page: map
- * it with VM_PFNMAP through movable_pool_insert_pfn().
+ * What the library owns in a pool page's struct page (it allocates nothing
+ * per page, so its bookkeeping never pins a pageblock of its own):
+ *   ->mapping  the pool's own copy of its movable_operations (6.0 to 6.16),
+ *              so the page leads back to its pool; set/cleared under the
+ *              page lock
+ *   ->private  the driver's @owner cookie
+ *   ->index    the driver's @index (low %MOVABLE_POOL_INDEX_BITS bits), the
+ *              pin count and two state bits
+ *   ->lru      the pool's list of pages, while the VM has not isolated the
+ *              page (the VM links isolated pages into lists of its own)
+ * The driver must not touch these fields, and must not vm_insert_page() a
+ * pool page: map it with VM_PFNMAP through movable_pool_insert_pfn().
  *
  * What the driver owns: the page contents and its own references to the
  * page (tables, DMA addresses, GART entries). The routine repoints them.
@@ -33,6 +39,7 @@
 #ifndef _LINUX_MOVABLE_POOL_H
 #define _LINUX_MOVABLE_POOL_H
 
+#include <linux/bits.h>
 #include <linux/gfp.h>
 #include <linux/mm_types.h>
 #include <linux/migrate_mode.h>
@@ -51,6 +58,26 @@ struct address_space;
 #define MOVABLE_POOL_GFP	GFP_HIGHUSER_MOVABLE
 
 /**
+ * define MOVABLE_POOL_INDEX_BITS - how many bits of a page's index are kept
+ *
+ * The index shares its struct page word with the pin count and the page's
+ * state; the top 16 bits are the library's.
+ */
+#define MOVABLE_POOL_INDEX_BITS	(BITS_PER_LONG - 16)
+
+/**
+ * define MOVABLE_POOL_MAX_INDEX - the largest index a pool page may have
+ *
+ * 2^48 - 1 on 64-bit kernels: as file offsets, far beyond any mapping.
+ */
+#define MOVABLE_POOL_MAX_INDEX	((1UL << MOVABLE_POOL_INDEX_BITS) - 1)
+
+/**
+ * define MOVABLE_POOL_MAX_PINS - how deep movable_pool_pin() may nest
+ */
+#define MOVABLE_POOL_MAX_PINS	((1UL << 14) - 1)
+
+/**
  * struct movable_pool_ops - driver callbacks of a pool
  * @migrate: copy @src to @dst and repoint every driver reference from @src
  *	to @dst. Called in process context with both pages locked; @src is
@@ -60,8 +87,10 @@ struct address_space;
  *	%MIGRATE_ASYNC @mode the routine must not sleep: trylock and return
  *	-EAGAIN instead. Return 0 on success, -EAGAIN to let the VM retry
  *	later, another negative errno to give up (the page is put back).
- *	On failure @dst must not be referenced by the driver. If the driver
- *	no longer references @src (it is about to free it), return -ENOENT.
+ *	@dst already belongs to the pool: once the routine has published it,
+ *	movable_pool_pin() works on it. On failure @dst must be neither
+ *	referenced nor pinned by the driver. If the driver no longer
+ *	references @src (it is about to free it), return -ENOENT.
  */
 struct movable_pool_ops {
 	int (*migrate)(struct movable_pool *pool, void *owner, pgoff_t index,
@@ -110,6 +139,11 @@ void movable_pool_get_stats(struct movable_pool *pool,
 struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
 				     void *owner, pgoff_t index);
 void movable_pool_free_page(struct movable_pool *pool, struct page *page);
+int movable_pool_alloc_pages(struct movable_pool *pool, gfp_t gfp,
+			     void *owner, pgoff_t index, unsigned int nr,
+			     struct page **pages);
+void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
+			     unsigned int nr);
 
 int movable_pool_pin(struct page *page);
 void movable_pool_unpin(struct page *page);

@@ -16,8 +16,9 @@ module_param(nr_pages, uint, 0444);
 MODULE_PARM_DESC(nr_pages, "pages to keep (default 64)");
 
 static struct movable_pool *pool;
-static DEFINE_MUTEX(pages_lock);	/* guards pages[] */
+static DEFINE_MUTEX(pages_lock);	/* guards pages[] and releasing */
 static struct page **pages;
+static bool releasing;			/* the routine leaves pages[] alone */
 
 /* Copy the page and repoint our one reference to it. */
 static int minimal_migrate(struct movable_pool *pool, void *owner,
@@ -30,8 +31,8 @@ static int minimal_migrate(struct movable_pool *pool, void *owner,
 	} else {
 		mutex_lock(&pages_lock);
 	}
-	/* a page we already dropped is about to be freed: leave it */
-	if (pages[index] != src) {
+	/* a page we are letting go of is about to be freed: leave it */
+	if (releasing || pages[index] != src) {
 		mutex_unlock(&pages_lock);
 		return -ENOENT;
 	}
@@ -45,27 +46,9 @@ static const struct movable_pool_ops minimal_ops = {
 	.migrate = minimal_migrate,
 };
 
-static void minimal_free_pages(void)
-{
-	struct page *page;
-	unsigned int i;
-
-	for (i = 0; i < nr_pages; i++) {
-		/* drop our reference first, then free without the lock */
-		mutex_lock(&pages_lock);
-		page = pages[i];
-		pages[i] = NULL;
-		mutex_unlock(&pages_lock);
-		if (page)
-			movable_pool_free_page(pool, page);
-	}
-	kvfree(pages);
-}
-
 static int __init minimal_init(void)
 {
-	struct page *page;
-	unsigned int i;
+	int ret;
 
 	pages = kvcalloc(nr_pages, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
@@ -75,14 +58,13 @@ static int __init minimal_init(void)
 		kvfree(pages);
 		return PTR_ERR(pool);
 	}
-	for (i = 0; i < nr_pages; i++) {
-		page = movable_pool_alloc_page(pool, MOVABLE_POOL_GFP, NULL, i);
-		if (IS_ERR(page)) {
-			minimal_free_pages();
-			movable_pool_destroy(pool);
-			return PTR_ERR(page);
-		}
-		pages[i] = page;
+	/* page i gets index i; pages[] is filled before any page can move */
+	ret = movable_pool_alloc_pages(pool, MOVABLE_POOL_GFP, NULL, 0,
+				       nr_pages, pages);
+	if (ret) {
+		movable_pool_destroy(pool);
+		kvfree(pages);
+		return ret;
 	}
 	pr_info("keeping %u movable pages\n", nr_pages);
 	return 0;
@@ -90,8 +72,13 @@ static int __init minimal_init(void)
 
 static void __exit minimal_exit(void)
 {
-	minimal_free_pages();
+	/* no routine touches pages[] after this: free them all at once */
+	mutex_lock(&pages_lock);
+	releasing = true;
+	mutex_unlock(&pages_lock);
+	movable_pool_free_pages(pool, pages, nr_pages);
 	movable_pool_destroy(pool);
+	kvfree(pages);
 }
 
 module_init(minimal_init);
