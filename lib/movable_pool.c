@@ -337,7 +337,7 @@ static const struct movable_operations mp_mops = {
 	.putback_page	= mp_putback_page,
 };
 
-/* -EINVAL or -ENODEV if pages with indices @index.. @nr on cannot be had. */
+/* 0 if @nr pages with indices from @index on may be allocated, or why not. */
 static int mp_check_alloc(struct movable_pool *pool, gfp_t gfp,
 			  pgoff_t index, unsigned int nr)
 {
@@ -521,37 +521,36 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 
 	if (!pool)
 		return;
-	/*
-	 * Never wait for one page lock while holding others: pages the
-	 * migration core is busy with, and pages to warn about, go one by
-	 * one; the rest gather at the front of the array.
-	 */
+	/* the pages we can lock at once gather at the front of the array */
 	for (i = 0; i < nr; i++) {
 		page = pages[i];
-		if (!page)
+		if (!page || !trylock_page(page))
 			continue;
-		if (trylock_page(page)) {
-			if (mp_page_pool(page) == pool &&
-			    !mp_pins(*mp_page_word(page))) {
-				pages[n++] = page;
-				continue;
-			}
+		if (mp_page_pool(page) == pool && !mp_pins(*mp_page_word(page))) {
+			pages[i] = pages[n];
+			pages[n++] = page;
+		} else {
 			unlock_page(page);
 		}
-		movable_pool_free_page(pool, page);
 	}
-	if (!n)
-		return;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	for (i = 0; i < n; i++)
-		mp_forget(pool, pages[i]);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	for (i = 0; i < n; i++) {
-		mp_detach(pages[i]);
-		unlock_page(pages[i]);
+	if (n) {
+		spin_lock_irqsave(&pool->lock, flags);
+		for (i = 0; i < n; i++)
+			mp_forget(pool, pages[i]);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		for (i = 0; i < n; i++) {
+			mp_detach(pages[i]);
+			unlock_page(pages[i]);
+		}
+		release_pages(pages, n);
 	}
-	release_pages(pages, n);
+	/*
+	 * Then, holding no page lock (never wait for one while holding
+	 * others), pages the migration core is busy with and pages to warn
+	 * about, one by one.
+	 */
+	for (i = n; i < nr; i++)
+		movable_pool_free_page(pool, pages[i]);
 }
 EXPORT_SYMBOL_GPL(movable_pool_free_pages);
 
