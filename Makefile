@@ -8,6 +8,8 @@
 #   make kunit [KVER=]     KUnit suite under UML with KASAN, lockdep, DEBUG_VM
 #   make lint              checkpatch, kernel-doc, W=1 + sparse builds
 #   make vmtest [KVER=]    gfxbuf tests in qemu guests running Debian kernels
+#   make bench             side by side with hand-rolled, anon and unmovable
+#                          memory in guests; writes bench/RESULTS.md (~25 min)
 #   make clean             drop modules, initramfs images and guest logs built from this tree
 #
 # KVER is 6.1 or 6.12; unset means both. Caches live in ~/.cache/movable_pool
@@ -17,7 +19,7 @@ KVER ?=
 T := tools/testing
 MP_CACHE_DIR := $(or $(MP_CACHE),$(HOME)/.cache/movable_pool)
 
-.PHONY: all demo check modules kunit lint vmtest clean
+.PHONY: all demo check modules kunit lint vmtest bench clean
 
 all: modules
 
@@ -38,6 +40,9 @@ lint:
 
 vmtest:
 	@bash $(T)/vm/vmtest.sh $(KVER)
+
+bench:
+	@bash $(T)/bench/bench.sh
 
 # Built from this tree; kernel sources, downloads and UML builds stay cached.
 clean:

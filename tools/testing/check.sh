@@ -3,7 +3,8 @@
 #
 # Everything `make check` runs. Each step prints RESULT lines; this script
 # counts them and ends with "N passed, N failed". Exit status 1 on any
-# failure. Steps: KUnit (UML, both kernels), module builds, lint, VM tests.
+# failure. Steps: KUnit (UML, both kernels), module builds, lint, VM tests,
+# and one point of make bench.
 set -u
 here=$(dirname "$0")
 . "$here/lib.sh"
@@ -30,6 +31,7 @@ step lint bash "$here/lint.sh"
 if [ -x "$here/vm/vmtest.sh" ]; then
 	step vmtest bash "$here/vm/vmtest.sh"
 fi
+step bench-smoke bash "$here/bench/bench.sh" --smoke
 
 passed=$(grep -c '^RESULT: pass' "$results")
 failed=$(grep -c '^RESULT: fail' "$results")

@@ -5,7 +5,8 @@
 # version given (default: 6.1 6.12), with KASAN, lockdep and DEBUG_VM on.
 # Prints one RESULT line per test case, one for the kernel log check, and
 # the benchmark lines the suite reported; then runs the benchmark cases
-# again in a build without debug options (MP_NO_BENCH=1 skips that).
+# again in a build without debug options (MP_NO_BENCH=1 skips that,
+# MP_BENCH_ONLY=1 runs only that).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -107,7 +108,7 @@ bench_one() {
 mp_need_build_tools
 status=0
 for kver in ${1:-$MP_KVERS}; do
-	run_one "$kver" || status=1
+	[ -n "${MP_BENCH_ONLY:-}" ] || run_one "$kver" || status=1
 	[ -n "${MP_NO_BENCH:-}" ] || bench_one "$kver" || status=1
 done
 exit $status

@@ -19,6 +19,7 @@ mp_build_modules() {
 	# shellcheck disable=SC2086
 	make -C "$hdrs" M="$dir" ${MP_MAKE_ARGS:-} \
 		CONFIG_MOVABLE_POOL=m CONFIG_MOVABLE_POOL_SAMPLES=m \
+		CONFIG_MOVABLE_POOL_BENCH=m \
 		-j"$(nproc)" modules >&2 || return 1
 	echo "$dir"
 }

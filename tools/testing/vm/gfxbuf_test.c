@@ -37,9 +37,12 @@
 
 #include "../../../samples/movable_pool/gfxbuf_uapi.h"
 
+#define GUEST_NAME	"gfxbuf_test"
+#define GUEST_RESULT	"GFXBUF_RESULT"
+#include "guest.h"
+
 #define PAGE_SZ		4096u
 #define WORDS		(PAGE_SZ / 4)
-#define HUGE_MIB	2
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct bo {
@@ -63,123 +66,6 @@ static unsigned int nbos, nkept;
 static unsigned int *kept;		/* indices of kept BOs */
 static int stop;			/* tells the threads to finish */
 static unsigned long user_errors, user_rounds, engine_errors, engine_rounds;
-
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "[gfxbuf_test] ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "[gfxbuf_test] FATAL: %s: %s\n", what, strerror(errno));
-	printf("GFXBUF_RESULT status=error what=\"%s\"\n", what);
-	exit(2);
-}
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint32_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state >> 32;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long read_meminfo(const char *key)
-{
-	char line[256];
-	long val = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
-			val = atol(line + strlen(key) + 1);
-	fclose(f);
-	return val;	/* kB */
-}
-
-static long read_vmstat(const char *key)
-{
-	char name[128];
-	long val;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%127s %ld", name, &val) == 2)
-		if (!strcmp(name, key)) {
-			fclose(f);
-			return val;
-		}
-	fclose(f);
-	return -1;
-}
-
-static int write_file(const char *path, const char *val)
-{
-	int f = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (f < 0)
-		return -1;
-	n = write(f, val, strlen(val));
-	close(f);
-	return n < 0 ? -1 : 0;
-}
-
-static long read_long(const char *path)
-{
-	char buf[64] = "";
-	int f = open(path, O_RDONLY);
-
-	if (f < 0)
-		return -1;
-	if (read(f, buf, sizeof(buf) - 1) < 0)
-		buf[0] = 0;
-	close(f);
-	return atol(buf);
-}
-
-/*
- * Compact, then ask for as many huge pages as free memory could hold (less
- * a margin, so the guest never OOMs); return how many were granted, and
- * give them back.
- */
-static long hugepages_once(void)
-{
-	long free_kb, want, got;
-	char buf[32];
-
-	write_file("/proc/sys/vm/compact_memory", "1");
-	free_kb = read_meminfo("MemFree");
-	want = (free_kb / 1024 - 48) / HUGE_MIB;
-	if (want < 1)
-		return 0;
-	snprintf(buf, sizeof(buf), "%ld", want);
-	if (write_file("/proc/sys/vm/nr_hugepages", buf))
-		die("nr_hugepages");
-	got = read_long("/proc/sys/vm/nr_hugepages");
-	write_file("/proc/sys/vm/nr_hugepages", "0");
-	say("asked for %ld huge pages, got %ld", want, got);
-	return got;
-}
 
 /*
  * Offline every online memory block of ZONE_MOVABLE; the pages in it must
@@ -223,19 +109,6 @@ static int offline_movable_blocks(int *tried)
 	closedir(d);
 	say("offlined %d of %d movable memory blocks", done, *tried);
 	return done;
-}
-
-static long hugepages_best(void)
-{
-	long best = 0, got;
-	unsigned int i;
-
-	for (i = 0; i < opt.tries; i++) {
-		got = hugepages_once();
-		if (got > best)
-			best = got;
-	}
-	return best;
 }
 
 /* What a page must hold: the FILL pattern, but word 0 is its generation. */
@@ -595,7 +468,7 @@ int main(int argc, char **argv)
 	parse(argc, argv);
 	rng_state ^= opt.seed * 0x2545f4914f6cdd1dull;
 	if (opt.no_driver) {
-		huge = hugepages_best();
+		huge = hugepages_best(opt.tries);
 		printf("GFXBUF_RESULT status=ok mode=none huge_pages=%ld held_mib=0 seconds=%.1f\n",
 		       huge, now() - t0);
 		return 0;
@@ -676,7 +549,7 @@ int main(int argc, char **argv)
 	if (opt.offline)
 		offlined = offline_movable_blocks(&offline_tried);
 	else
-		huge = hugepages_best();
+		huge = hugepages_best(opt.tries);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(ut, NULL);
 	pthread_join(et, NULL);

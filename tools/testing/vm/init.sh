@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
 # /init of the test guest. The kernel command line picks the scenario:
-#   mptest=none|movable|unmovable|offline   mpargs=--opt=val,--opt=val
+#   mptest=none|movable|unmovable|offline|bench   mpargs=--opt=val,--opt=val
 #   mpuapi=1 also runs the uapi checks after the main test
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -68,6 +68,10 @@ unmovable)
 	[ $rc = 0 ] && { /gfxbuf_test $args || rc=1; }
 	[ -z "$uapi" ] || uapi movable=0
 	unload
+	;;
+bench)
+	# one point of make bench; bench_run loads and unloads what it needs
+	/bench_run $args || rc=1
 	;;
 *)
 	echo "MP_STEP scenario=unknown"

@@ -34,9 +34,12 @@ mp_initramfs() {
 	mkdir -p "$dir/bin" "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp"
 	cp /bin/busybox "$dir/bin/busybox"
 	cp "$mods/movable_pool.ko" "$mods/samples/movable_pool/gfxbuf.ko" \
-		"$mods/samples/movable_pool/movable_pool_minimal.ko" "$dir/"
+		"$mods/samples/movable_pool/movable_pool_minimal.ko" \
+		"$mods/tools/testing/bench/bench_driver.ko" "$dir/"
 	gcc -static -O2 -pthread -Wall -o "$dir/gfxbuf_test" \
 		"$MP_REPO/tools/testing/vm/gfxbuf_test.c" || return 1
+	gcc -static -O2 -Wall -o "$dir/bench_run" \
+		"$MP_REPO/tools/testing/bench/bench_run.c" || return 1
 	install -m 755 "$MP_REPO/tools/testing/vm/init.sh" "$dir/init"
 	(cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
 	echo "$out"
@@ -57,7 +60,7 @@ mp_boot() {
 	kernel=$(mp_vmlinuz "$kver") || return 1
 	initrd=$MP_CACHE/initramfs-$kver.cpio.gz
 	timeout "${MP_VM_TIMEOUT:-600}" qemu-system-x86_64 -accel tcg,thread=${MP_TCG_THREAD:-single} -cpu max \
-		-m "${MP_VM_MEM:-1024}" -smp 2 -nographic -no-reboot \
+		-m "${MP_VM_MEM:-1024}" -smp "${MP_VM_SMP:-2}" -nographic -no-reboot \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 loglevel=5 mptest=$scenario mpargs=$args $extra" \
 		< /dev/null > "$log" 2>&1

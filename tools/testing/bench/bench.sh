@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: movable_pool side by side with the other ways to hold memory,
+# in the same 1 GiB guests (Debian's 6.1 and 6.12 kernels, qemu TCG):
+#   none        nothing held: the ceiling
+#   anon        a process holding anonymous memory (LRU pages)
+#   handrolled  bench_driver.ko with its own movable_operations
+#   pool        bench_driver.ko on movable_pool
+#   unmovable   bench_driver.ko with alloc_page(GFP_KERNEL)
+# Each kind holds 10, 20, 40 and 60% of RAM with random holes, five boots
+# per point (bench_run.c says what one boot does). Then alloc+free and
+# pin+unpin per page on every vCPU of guests with 1, 2 and 4 vCPUs, and the
+# KUnit microbenchmarks without debug options. Writes bench/RESULTS.md,
+# bench/results/latest.json and the plots (tools/testing/bench/report.py).
+#
+# Knobs: MP_BENCH_BOOTS (5), MP_BENCH_PCTS ("10 20 40 60"), MP_KVERS,
+# MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_KUNIT_RUNS
+# (3), MP_BENCH_OUT (bench/ of this repository).
+# --smoke: one boot per kind at 40% on 6.12, report under the cache, and
+# RESULT lines for make check (every boot ok, pool above unmovable).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+. "$here/../modules.sh"
+. "$here/../vm/vm.sh"
+
+BOOTS=${MP_BENCH_BOOTS:-5}
+PCTS=${MP_BENCH_PCTS:-"10 20 40 60"}
+KUNIT_RUNS=${MP_BENCH_KUNIT_RUNS:-3}
+SMPS=${MP_BENCH_SMPS:-"1 2 4"}
+MICRO_BOOTS=${MP_BENCH_MICRO_BOOTS:-3}
+OUT=${MP_BENCH_OUT:-$MP_REPO/bench}
+WORK=$MP_CACHE/bench
+KINDS="anon handrolled pool unmovable"
+SMOKE=
+if [ "${1:-}" = --smoke ]; then
+	SMOKE=1
+	BOOTS=1 PCTS=40 KUNIT_RUNS=0 MICRO_BOOTS=0 MP_KVERS=6.12
+	WORK=$MP_CACHE/bench-smoke
+	OUT=$WORK/report
+fi
+
+# One kernel's boots, one guest at a time; a line per boot in points-KVER.
+run_kernel() {
+	local kver=$1 pct boot kind log pts=$WORK/points-$kver.txt
+	local n=0 total=$((BOOTS + BOOTS * 4 * $(echo "$PCTS" | wc -w)))
+
+	: > "$pts"
+	for boot in $(seq 1 "$BOOTS"); do
+		for pct in none $PCTS; do
+			for kind in $KINDS; do
+				if [ "$pct" = none ]; then
+					kind=none
+					pct=0
+				fi
+				n=$((n + 1))
+				log=$WORK/$kver-$kind-$pct-$boot.log
+				mp_log "$kver [$n/$total]: $kind, $pct% held, boot $boot"
+				if mp_boot "$kver" bench \
+				   "--kind=$kind,--held-pct=$pct,--seed=$boot" "$log"; then
+					sed -n "s/^BENCH_RESULT /kernel=$kver /p" "$log" >> "$pts"
+				else
+					echo "kernel=$kver status=failed kind=$kind held_pct=$pct seed=$boot log=$log" >> "$pts"
+				fi
+				[ "$kind" = none ] && break
+			done
+		done
+	done
+}
+
+# Per-CPU alloc+free and pin+unpin with 1, 2 and 4 vCPUs. These guests
+# run multi-threaded TCG, one host thread per vCPU (the host has 2 cores:
+# 4 vCPUs measure contention, not speed-up). A guest that dies before its
+# test starts, as multi-threaded TCG boots sometimes did while the kernel
+# patched its text, is retried (twice at most) and counted.
+run_smp() {
+	local kver=$1 smp boot try log pts=$WORK/micro-$kver.txt
+	: > "$pts"
+	for smp in $SMPS; do
+		for boot in $(seq 1 "$MICRO_BOOTS"); do
+			for try in 1 2 3; do
+				log=$WORK/$kver-micro-$smp-$boot-$try.log
+				mp_log "$kver: $smp vCPUs, multi-threaded TCG, boot $boot, try $try"
+				if MP_TCG_THREAD=multi MP_VM_SMP=$smp \
+				   mp_boot "$kver" bench --kind=micro "$log"; then
+					sed -n "s/^BENCH_MICRO /kernel=$kver smp=$smp boot=$boot try=$try /p" \
+						"$log" >> "$pts"
+					break
+				fi
+				if grep -q '^MP_GUEST ' "$log"; then
+					echo "kernel=$kver smp=$smp boot=$boot status=failed log=$log" >> "$pts"
+					break
+				fi
+				mp_log "$kver: the guest died before its test started"
+				echo "kernel=$kver smp=$smp boot=$boot try=$try status=died-before-test log=$log" >> "$pts"
+			done
+		done
+	done
+}
+
+# The KUnit microbenchmarks in the UML build without debug options.
+run_kunit() {
+	local i
+	for i in $(seq 1 "$KUNIT_RUNS"); do
+		MP_BENCH_ONLY=1 bash "$here/../kunit.sh" "$MP_KVERS" 2>&1 >/dev/null |
+			sed -n 's/^\[\([0-9.]*\), no debug\] bench: /kernel=\1 run='"$i"' /p'
+	done > "$WORK/kunit.txt"
+}
+
+mp_need_vm_tools
+mp_need_pkgs gnuplot-nox python3
+mkdir -p "$WORK"
+t0=$(date +%s)
+for kver in $MP_KVERS; do
+	mp_initramfs "$kver" >/dev/null || mp_die "cannot build the $kver initramfs"
+done
+mp_log "KUnit microbenchmarks, $KUNIT_RUNS runs per kernel"
+run_kunit
+# one kernel per core: each guest is one TCG thread
+for kver in $MP_KVERS; do
+	run_kernel "$kver" &
+done
+wait
+# the SMP guests take both cores: after the others
+[ "$MICRO_BOOTS" -gt 0 ] && for kver in $MP_KVERS; do
+	run_smp "$kver"
+done
+mp_log "guests done in $(($(date +%s) - t0)) s"
+if [ -z "$SMOKE" ]; then
+	exec python3 "$here/report.py" --out "$OUT" --kunit "$WORK/kunit.txt" \
+		--seconds $(($(date +%s) - t0)) "$WORK"/points-*.txt \
+		--micro "$WORK"/micro-*.txt
+fi
+
+if python3 "$here/report.py" --out "$OUT" "$WORK"/points-*.txt > "$WORK/report.log" 2>&1; then
+	mp_result pass bench-smoke/report
+else
+	tail -20 "$WORK/report.log" >&2
+	mp_result fail bench-smoke/report
+fi
+# each boot verified its data; and movable pages must beat unmovable ones
+pool=$(sed -n 's/.* kind=pool .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt)
+unmovable=$(sed -n 's/.* kind=unmovable .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt)
+mp_log "smoke: pool $pool huge pages, unmovable $unmovable"
+if [ -n "$pool" ] && [ -n "$unmovable" ] && [ "$pool" -gt "$unmovable" ]; then
+	mp_result pass bench-smoke/pool-beats-unmovable
+else
+	mp_result fail bench-smoke/pool-beats-unmovable
+fi

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_run: one point of `make bench`, inside a guest.
+ *
+ *   bench_run --kind=none|anon|handrolled|pool|unmovable --held-pct=P
+ *             [--seed=S] [--tries=T]
+ *   bench_run --kind=micro
+ *
+ * Holds P% of the guest's RAM with random holes: it allocates twice that
+ * (or what free memory allows, less 128 MiB) and keeps each page with the
+ * probability that leaves P% held, the same xorshift sequence for every
+ * kind. "anon" holds anonymous memory in this process (holes punched with
+ * MADV_DONTNEED); the kernel kinds load bench_driver.ko. Then it records
+ * MemFree and SUnreclaim, times one compaction pass, asks for huge pages
+ * (best of T), checks every held page, unloads the driver, and prints
+ * "BENCH_RESULT key=value ...".
+ *
+ * "micro" reads bench_driver/micro on every online CPU at once, one
+ * process pinned to each, and prints a "BENCH_MICRO" line per CPU: the
+ * per-page cost of alloc+free and pin+unpin when all CPUs hammer one pool.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#define GUEST_NAME	"bench_run"
+#define GUEST_RESULT	"BENCH_RESULT"
+#include "../vm/guest.h"
+
+#define PAGE_SZ		4096ul
+
+static struct {
+	const char *kind;
+	unsigned int held_pct, tries;
+	unsigned long seed;
+} opt = { NULL, 40, 3, 1 };
+
+/* Keep the next slot? rnd() runs the same sequence as bench_driver.ko. */
+static int keep_next(unsigned int keep_pct)
+{
+	return rnd() % 100 < keep_pct;
+}
+
+static uint32_t anon_word(unsigned long slot, unsigned int i)
+{
+	return (uint32_t)(slot * 2654435761u) ^ (i * 0x9e3779b9u) ^
+	       (uint32_t)opt.seed;
+}
+
+static uint8_t *anon;
+static uint8_t *anon_kept;	/* one byte per slot, in this process */
+
+static unsigned long anon_hold(unsigned long pages, unsigned int keep_pct)
+{
+	unsigned long slot, kept = 0;
+	unsigned int i;
+
+	anon = mmap(NULL, pages * PAGE_SZ, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	anon_kept = calloc(pages, 1);
+	if (anon == MAP_FAILED || !anon_kept)
+		die("mmap");
+	for (slot = 0; slot < pages; slot++) {
+		uint32_t *p = (uint32_t *)(anon + slot * PAGE_SZ);
+
+		for (i = 0; i < PAGE_SZ / 4; i++)
+			p[i] = anon_word(slot, i);
+	}
+	for (slot = 0; slot < pages; slot++) {
+		if (keep_next(keep_pct)) {
+			anon_kept[slot] = 1;
+			kept++;
+		} else if (madvise(anon + slot * PAGE_SZ, PAGE_SZ,
+				   MADV_DONTNEED)) {
+			die("madvise");
+		}
+	}
+	return kept;
+}
+
+static unsigned long anon_mismatches(unsigned long pages)
+{
+	unsigned long slot, bad = 0;
+	unsigned int i;
+
+	for (slot = 0; slot < pages; slot++) {
+		uint32_t *p = (uint32_t *)(anon + slot * PAGE_SZ);
+
+		if (!anon_kept[slot])
+			continue;
+		for (i = 0; i < PAGE_SZ / 4; i++)
+			if (p[i] != anon_word(slot, i)) {
+				bad++;
+				break;
+			}
+	}
+	return bad;
+}
+
+static void run(const char *cmd)
+{
+	say("%s", cmd);
+	if (system(cmd))
+		die(cmd);
+}
+
+static void driver_hold(unsigned long pages, unsigned int keep_pct)
+{
+	char cmd[256];
+
+	/* bench_driver.ko links against it, whatever its kind */
+	run("insmod /movable_pool.ko");
+	snprintf(cmd, sizeof(cmd),
+		 "insmod /bench_driver.ko kind=%s pages=%lu keep_pct=%u seed=%lu",
+		 opt.kind, pages, keep_pct, opt.seed);
+	run(cmd);
+}
+
+/* "checked=N mismatches=M migrated=K" from the driver. */
+static void driver_verify(unsigned long *checked, unsigned long *bad,
+			  unsigned long *migrated)
+{
+	FILE *f = fopen("/sys/kernel/debug/bench_driver/verify", "r");
+
+	if (!f || fscanf(f, "checked=%lu mismatches=%lu migrated=%lu",
+			 checked, bad, migrated) != 3)
+		die("bench_driver/verify");
+	fclose(f);
+	run("rmmod bench_driver");
+	run("rmmod movable_pool");
+}
+
+/* Every CPU reads bench_driver/micro at the same time. */
+static int run_micro(void)
+{
+	int cpu, ncpu = sysconf(_SC_NPROCESSORS_ONLN), status, bad = 0;
+	char line[256];
+	cpu_set_t set;
+	ssize_t n;
+	int fd;
+
+	run("insmod /movable_pool.ko");
+	run("insmod /bench_driver.ko kind=pool pages=256 keep_pct=100");
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		if (fork())
+			continue;
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die("sched_setaffinity");
+		n = snprintf(line, sizeof(line), "BENCH_MICRO cpus=%d ", ncpu);
+		fd = open("/sys/kernel/debug/bench_driver/micro", O_RDONLY);
+		if (fd < 0)
+			die("bench_driver/micro");
+		n += read(fd, line + n, sizeof(line) - n - 1);
+		/* one write per line: the CPUs' lines must not interleave */
+		if (write(1, line, n) != n)
+			_exit(1);
+		_exit(0);
+	}
+	while (wait(&status) > 0)
+		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
+	run("rmmod bench_driver");
+	run("rmmod movable_pool");
+	printf("BENCH_RESULT status=%s kind=micro cpus=%d\n", bad ? "fail" : "ok",
+	       ncpu);
+	return bad;
+}
+
+static void parse(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "kind", 1, 0, 'k' }, { "held-pct", 1, 0, 'p' },
+		{ "seed", 1, 0, 's' }, { "tries", 1, 0, 't' },
+		{ 0, 0, 0, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			opt.kind = optarg;
+			break;
+		case 'p':
+			opt.held_pct = atoi(optarg);
+			break;
+		case 's':
+			opt.seed = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			opt.tries = atoi(optarg);
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (opt.kind && opt.held_pct < 100 && opt.tries &&
+	    (!strcmp(opt.kind, "none") || !strcmp(opt.kind, "micro") || !strcmp(opt.kind, "anon") ||
+	     !strcmp(opt.kind, "handrolled") || !strcmp(opt.kind, "pool") ||
+	     !strcmp(opt.kind, "unmovable")))
+		return;
+usage:
+	fprintf(stderr, "usage: bench_run --kind=none|anon|handrolled|pool|unmovable\n"
+		"                 --held-pct=P [--seed=S] [--tries=T]\n"
+		"       bench_run --kind=micro\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long pages = 0, kept = 0, checked = 0, bad = 0, migrated = 0;
+	long total_kb, free_kb, pcp_kb, alloc_kb, held_kb, sunreclaim_kb;
+	long mig0, mig1, huge;
+	unsigned int keep_pct = 0;
+	double t0, compact_s;
+	int none;
+
+	parse(argc, argv);
+	if (!strcmp(opt.kind, "micro"))
+		return run_micro();
+	none = !strcmp(opt.kind, "none");
+	rng_state = opt.seed * 0x2545f4914f6cdd1dull | 1;
+	total_kb = read_meminfo("MemTotal");
+	free_kb = read_meminfo("MemFree");
+	held_kb = total_kb / 100 * opt.held_pct;
+	alloc_kb = 2 * held_kb;
+	if (alloc_kb > free_kb - 128 * 1024)
+		alloc_kb = free_kb - 128 * 1024;
+	if (!none) {
+		if (alloc_kb < held_kb)
+			die("not enough free memory for the held share");
+		pages = alloc_kb / 4;
+		keep_pct = (100 * held_kb + alloc_kb / 2) / alloc_kb;
+		say("%s: %lu pages, keeping %u%%", opt.kind, pages, keep_pct);
+		if (!strcmp(opt.kind, "anon"))
+			kept = anon_hold(pages, keep_pct);
+		else
+			driver_hold(pages, keep_pct);
+	}
+
+	/* what the held memory costs besides itself (the log keeps it all) */
+	if (system("cat /proc/meminfo >&2"))
+		say("no /proc/meminfo");
+	free_kb = read_meminfo("MemFree");
+	pcp_kb = read_pcp_kb();
+	sunreclaim_kb = read_meminfo("SUnreclaim");
+
+	mig0 = read_vmstat("pgmigrate_success");
+	t0 = now();
+	write_file("/proc/sys/vm/compact_memory", "1");
+	compact_s = now() - t0;
+	mig1 = read_vmstat("pgmigrate_success");
+	huge = hugepages_best(opt.tries);
+
+	if (!strcmp(opt.kind, "anon")) {
+		bad = anon_mismatches(pages);
+		checked = kept;
+	} else if (!none) {
+		driver_verify(&checked, &bad, &migrated);
+	}
+	printf("BENCH_RESULT status=%s kind=%s held_pct=%u held_mib=%lu",
+	       bad ? "fail" : "ok", opt.kind, opt.held_pct,
+	       checked * PAGE_SZ >> 20);
+	printf(" alloc_mib=%lu keep_pct=%u huge_pages=%ld mem_free_kb=%ld",
+	       pages * PAGE_SZ >> 20, keep_pct, huge, free_kb);
+	printf(" pcp_free_kb=%ld sunreclaim_kb=%ld compact_ms=%.0f",
+	       pcp_kb, sunreclaim_kb, compact_s * 1000);
+	printf(" pass_migrated=%ld", mig1 - mig0);
+	printf(" pgmigrate_success=%ld driver_migrated=%lu checked=%lu",
+	       read_vmstat("pgmigrate_success") - mig0, migrated, checked);
+	printf(" mismatches=%lu seed=%lu\n", bad, opt.seed);
+	return bad ? 1 : 0;
+}

@@ -1,0 +1,480 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn make bench's raw points into bench/RESULTS.md, results/latest.json
+and one plot per kernel.
+
+Input: lines "kernel=K status=ok kind=... held_pct=... key=value ..." (one
+per guest boot, from bench_run) and the KUnit microbenchmark lines. Every
+figure in the report is computed here from those lines; nothing is typed
+in by hand.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+
+KINDS = ["none", "anon", "handrolled", "pool", "unmovable"]
+LABEL = {
+    "none": "no driver",
+    "anon": "anon LRU",
+    "handrolled": "hand-rolled movable_ops",
+    "pool": "movable_pool",
+    "unmovable": "unmovable",
+}
+
+
+def parse_points(paths):
+    points, failed = [], []
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                rec = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+                if rec.get("status") != "ok":
+                    failed.append(rec)
+                    continue
+                for k, v in rec.items():
+                    if k not in ("kernel", "kind", "status") and \
+                            re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", v):
+                        rec[k] = float(v)
+                points.append(rec)
+    return points, failed
+
+
+def summary(values):
+    return {
+        "runs": len(values),
+        "min": min(values),
+        "median": statistics.median(values),
+        "max": max(values),
+    }
+
+
+def fmt(s, digits=0):
+    if s is None:
+        return "-"
+    f = "{:.%df}" % digits
+    if s["min"] == s["max"]:
+        return f.format(s["median"])
+    return (f + " ({}–{})").format(s["median"], f.format(s["min"]),
+                                   f.format(s["max"]))
+
+
+class Bench:
+    def __init__(self, points):
+        self.points = points
+        self.kernels = sorted({p["kernel"] for p in points},
+                              key=lambda k: [int(x) for x in k.split(".")])
+        self.pcts = sorted({int(p["held_pct"]) for p in points
+                            if p["kind"] != "none"})
+        self.metrics = []
+
+    def select(self, kernel, kind, pct=None):
+        return [p for p in self.points if p["kernel"] == kernel and
+                p["kind"] == kind and (pct is None or p["held_pct"] == pct)]
+
+    def ceiling(self, kernel):
+        return statistics.median(
+            p["huge_pages"] for p in self.select(kernel, "none"))
+
+    def limit(self, kernel, p):
+        """Huge pages left once held memory is taken away from the ceiling."""
+        return self.ceiling(kernel) - p["held_mib"] / 2
+
+    def stat(self, kernel, kind, pct, metric, unit, fn):
+        values = [fn(p) for p in self.select(kernel, kind, pct)]
+        values = [v for v in values if v is not None]
+        if not values:
+            return None
+        s = summary(values)
+        self.metrics.append(dict(metric=metric, kernel=kernel, kind=kind,
+                                 held_pct=pct, unit=unit, **s))
+        return s
+
+    def collect(self):
+        """Every metric per kernel, kind and held share."""
+        table = {}
+        for k in self.kernels:
+            table[(k, "none", 0)] = {
+                "huge": self.stat(k, "none", 0, "huge_pages", "pages",
+                                  lambda p: p["huge_pages"]),
+                "free": self.stat(k, "none", 0, "mem_free", "MiB",
+                                  lambda p: p["mem_free_kb"] / 1024),
+                "sunreclaim": self.stat(k, "none", 0, "sunreclaim", "MiB",
+                                        lambda p: p["sunreclaim_kb"] / 1024),
+            }
+            for kind in KINDS[1:]:
+                for pct in self.pcts:
+                    lim = lambda p, k=k: self.limit(k, p)
+                    table[(k, kind, pct)] = {
+                        "huge": self.stat(k, kind, pct, "huge_pages", "pages",
+                                          lambda p: p["huge_pages"]),
+                        "limit": self.stat(k, kind, pct, "limit", "pages", lim),
+                        "pct_limit": self.stat(
+                            k, kind, pct, "pct_of_limit", "%",
+                            lambda p: 100 * p["huge_pages"] / lim(p)),
+                        "held": self.stat(k, kind, pct, "held", "MiB",
+                                          lambda p: p["held_mib"]),
+                        "free": self.stat(k, kind, pct, "mem_free", "MiB",
+                                          lambda p: p["mem_free_kb"] / 1024),
+                        "sunreclaim": self.stat(
+                            k, kind, pct, "sunreclaim", "MiB",
+                            lambda p: p["sunreclaim_kb"] / 1024),
+                        "compact_ms": self.stat(k, kind, pct, "compaction_time",
+                                                "ms", lambda p: p["compact_ms"]),
+                        "migrated": self.stat(
+                            k, kind, pct, "pages_migrated", "pages",
+                            lambda p: p["pgmigrate_success"]),
+                        "us_per_page": self.stat(
+                            k, kind, pct, "compaction_us_per_migrated_page",
+                            "us", lambda p: (1000 * p["compact_ms"] /
+                                             p["pass_migrated"]
+                                             if p["pass_migrated"] > 0
+                                             else None)),
+                    }
+        return table
+
+
+def parse_kunit(path):
+    """{kernel: {what: [ratio, ...], ...}} and the ns figures behind them."""
+    out = {}
+    if not path or not os.path.exists(path):
+        return out
+    pat = re.compile(r"kernel=(\S+) run=\d+ (.+?) (\d+) ns/page, (.+?) "
+                     r"(\d+) ns/page, ratio ([0-9.]+)x")
+    with open(path) as f:
+        for line in f:
+            m = pat.match(line.strip())
+            if not m:
+                continue
+            k, what, ours, base_name, base, ratio = m.groups()
+            key = "%s vs %s" % (what, base_name)
+            out.setdefault(k, {}).setdefault(key, []).append(
+                (int(ours), int(base), float(ratio)))
+    return out
+
+
+def parse_micro(paths):
+    """Per-CPU lines of the vCPU sweep, and the boots that died first."""
+    lines, died, failed = [], [], []
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                rec = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+                if rec.get("status") == "died-before-test":
+                    died.append(rec)
+                elif rec.get("status"):
+                    failed.append(rec)
+                else:
+                    lines.append(rec)
+    return lines, died, failed
+
+
+def micro_section(micro, w):
+    lines, died, failed = micro
+    if not lines:
+        return
+    w("")
+    w("## Allocation and pinning with 1, 2 and 4 vCPUs")
+    w("")
+    w("`bench_run --kind=micro`: every vCPU reads `bench_driver/micro` at "
+      "once (a process pinned to each), which times, on that CPU, 256 pages "
+      "of movable_pool_alloc_page()+movable_pool_free_page(), the bulk pair, "
+      "and alloc_page()+__free_page(), best of 20 repetitions, and 256 "
+      "pin+unpin of one page. All CPUs share one pool. Guests run "
+      "multi-threaded TCG (one host thread per vCPU). The host has 2 cores, "
+      "so 4 vCPUs measure contention, not speed-up. Debian's kernels zero "
+      "every page they allocate (init_on_alloc), which TCG emulates slowly: "
+      "that dominates each figure here, so the UML figures above are the "
+      "ones that show the library's own cost. Figures: median (min–max) "
+      "over every CPU of every boot, in ns per page.")
+    w("")
+    w("| kernel | vCPUs | boots | alloc+free | bulk alloc+free | alloc_page+__free_page | ratio | bulk ratio | pin+unpin |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    keys = sorted({(r["kernel"], int(r["smp"])) for r in lines},
+                  key=lambda x: ([int(v) for v in x[0].split(".")], x[1]))
+    for k, smp in keys:
+        rs = [r for r in lines if r["kernel"] == k and int(r["smp"]) == smp]
+        get = lambda key: summary([float(r[key]) for r in rs if key in r])
+        ratio = summary([float(r["alloc_free_ns"]) / float(r["alloc_page_ns"])
+                         for r in rs])
+        bratio = summary([float(r["bulk_ns"]) / float(r["alloc_page_ns"])
+                          for r in rs])
+        w("| %s | %d | %d | %s | %s | %s | %s× | %s× | %s |" % (
+            k, smp, len({r["boot"] for r in rs}), fmt(get("alloc_free_ns")),
+            fmt(get("bulk_ns")), fmt(get("alloc_page_ns")), fmt(ratio, 2),
+            fmt(bratio, 2), fmt(get("pin_unpin_ns"))))
+    boots = len({(r["kernel"], r["smp"], r["boot"]) for r in lines})
+    attempts = boots + len(died) + len(failed)
+    w("")
+    w("Multi-threaded TCG boots: %d attempts, %d died before their test "
+      "started (retried), %d failed in the test." % (attempts, len(died),
+                                                    len(failed)))
+    for d in died + failed:
+        w("- %s" % " ".join("%s=%s" % kv for kv in d.items()))
+
+
+def plot(bench, table, out_dir):
+    """One PNG per kernel: huge pages against held share, with the limit."""
+    pngs = []
+    for k in bench.kernels:
+        dat = os.path.join(out_dir, "huge-pages-%s.dat" % k)
+        with open(dat, "w") as f:
+            f.write("# held_pct limit " + " ".join(KINDS[1:]) + "\n")
+            for pct in bench.pcts:
+                row = [str(pct), "%.1f" % table[(k, "pool", pct)]["limit"]["median"]]
+                for kind in KINDS[1:]:
+                    row.append("%g" % table[(k, kind, pct)]["huge"]["median"])
+                f.write(" ".join(row) + "\n")
+        png = os.path.join(out_dir, "huge-pages-%s.png" % k)
+        lines = ['"%s" using 1:2 with lines dashtype 2 lw 2 lc rgb "black" '
+                 'title "limit (no driver - held)"' % dat]
+        for i, kind in enumerate(KINDS[1:]):
+            lines.append('"%s" using 1:%d with linespoints lw 2 pt %d '
+                         'title "%s"' % (dat, i + 3, i + 5, LABEL[kind]))
+        script = "\n".join([
+            'set terminal png size 800,500 noenhanced',
+            'set output "%s"' % png,
+            'set title "Linux %s, 1 GiB guest: huge pages after compaction '
+            '(median of boots)"' % k,
+            'set xlabel "memory held with random holes (% of RAM)"',
+            'set ylabel "2 MiB huge pages obtained"',
+            'set key bottom left',
+            'set grid',
+            'set xtics (%s)' % ", ".join(str(p) for p in bench.pcts),
+            'plot ' + ", \\\n     ".join(lines),
+        ])
+        subprocess.run(["gnuplot"], input=script, text=True, check=True)
+        os.remove(dat)
+        pngs.append(png)
+    return pngs
+
+
+def targets(bench, table, kunit):
+    rows = []
+
+    def row(what, kernel, got, ok, note=""):
+        rows.append("| %s | %s | %s | %s |%s" % (
+            what, kernel, got, "met" if ok else "**not met**",
+            " " + note if note else ""))
+
+    for k in bench.kernels:
+        t = lambda kind: table[(k, kind, 40)]
+        if 40 not in bench.pcts:
+            continue
+        pool, hand, anon = (t(x)["huge"]["median"] for x in
+                            ("pool", "handrolled", "anon"))
+        unmov = t("unmovable")["huge"]["median"]
+        row("movable_pool ≥ hand-rolled (40% held, median huge pages)", k,
+            "%g vs %g" % (pool, hand), pool >= hand)
+        row("movable_pool ≥ anon LRU (40% held)", k,
+            "%g vs %g" % (pool, anon), pool >= anon)
+        pl = t("pool")["pct_limit"]["median"]
+        row("movable_pool ≥ 95% of the limit (40% held)", k, "%.1f%%" % pl,
+            pl >= 95)
+        lim = t("pool")["limit"]["median"]
+        row("movable_pool ≥ 4× unmovable (40% held)", k,
+            "%.1f×" % (pool / unmov if unmov else float("inf")),
+            unmov == 0 or pool >= 4 * unmov,
+            "movable_pool is at the limit (%.0f); 4× would need unmovable "
+            "≤ %.0f, it got %g" % (lim, lim / 4, unmov))
+        sp, sh = t("pool")["sunreclaim"]["median"], t("handrolled")["sunreclaim"]["median"]
+        row("SUnreclaim: movable_pool ≤ hand-rolled + 1 MiB (40% held)", k,
+            "%.1f vs %.1f MiB" % (sp, sh), sp <= sh + 1)
+        up, ua = t("pool")["us_per_page"], t("anon")["us_per_page"]
+        if up and ua:
+            r = up["median"] / ua["median"]
+            row("migration ≤ 1.0× anon page migration (compaction pass, "
+                "time per migrated page, 40% held)", k,
+                "%.2f vs %.2f µs: %.2f×" % (up["median"], ua["median"], r),
+                r <= 1.0)
+    for k, m in sorted(kunit.items()):
+        for key, limit in (("alloc+free vs alloc_page+__free_page", 1.5),
+                           ("bulk alloc+free vs alloc_page+__free_page", 1.5),
+                           ("migrate vs copy_highpage", 3.0)):
+            if key in m:
+                r = statistics.median(x[2] for x in m[key])
+                row("%s ≤ %g× (UML, no debug options)" % (key, limit), k,
+                    "%.2f×" % r, r <= limit)
+    return rows
+
+
+def markdown(bench, table, kunit, failed, pngs, args):
+    L = []
+    w = L.append
+    w("# make bench: results")
+    w("")
+    w("Produced by `make bench` (tools/testing/bench/); every figure below "
+      "is computed by tools/testing/bench/report.py from the guests' "
+      "output. Reproduce with `make bench` (about %d minutes here with warm "
+      "caches)." % round(args.seconds / 60))
+    w("")
+    w("Machine: %s, %d cores; guests: qemu TCG (one thread per guest, two "
+      "guests at a time), 1 GiB, 2 vCPUs, THP off; Debian's own kernels %s."
+      % (platform.machine(), os.cpu_count(), ", ".join(bench.kernels)))
+    w("")
+    w("## Method")
+    w("")
+    w("Each boot holds one kind of memory with random holes: it allocates "
+      "twice the held share (or what free memory allows, less 128 MiB), "
+      "then frees pages at random until the share is left, with the same "
+      "seeded sequence for every kind. Then it reads MemFree and SUnreclaim, "
+      "times one `compact_memory` pass, and asks for as many 2 MiB huge "
+      "pages as free memory less 48 MiB could hold, best of 3 (each try "
+      "compacts first). Every held page is checked afterwards.")
+    w("")
+    for kind in KINDS:
+        w("- **%s**: %s" % (LABEL[kind], {
+            "none": "nothing held: the ceiling.",
+            "anon": "a process holding anonymous memory, holes punched with "
+                    "MADV_DONTNEED (LRU pages; their page tables are "
+                    "unmovable).",
+            "handrolled": "`bench_driver.ko kind=handrolled`: its own "
+                          "`struct movable_operations`, the table slot in "
+                          "`page->private`, nothing else per page.",
+            "pool": "`bench_driver.ko kind=pool`: the same driver on "
+                    "movable_pool.",
+            "unmovable": "`bench_driver.ko kind=unmovable`: "
+                         "`alloc_page(GFP_KERNEL)`.",
+        }[kind]))
+    w("")
+    w("All three driver kinds keep one pointer per page in a vmalloc'd "
+      "table and differ only in where their pages come from and how they "
+      "move, so the comparison isolates the library. **limit** = the no-"
+      "driver median less held MiB / 2: what compaction could reach if "
+      "held memory were perfectly packed. Figures are median (min–max) "
+      "over the boots.")
+    w("")
+    w("## Huge pages obtained")
+    for k in bench.kernels:
+        w("")
+        w("Linux %s; no driver: %s huge pages, MemFree %s MiB, SUnreclaim "
+          "%s MiB (%d boots)." % (
+              k, fmt(table[(k, "none", 0)]["huge"]),
+              fmt(table[(k, "none", 0)]["free"]),
+              fmt(table[(k, "none", 0)]["sunreclaim"], 1),
+              table[(k, "none", 0)]["huge"]["runs"]))
+        w("")
+        w("| held | limit | " + " | ".join(LABEL[x] for x in KINDS[1:]) + " |")
+        w("|---|---|" + "---|" * 4)
+        for pct in bench.pcts:
+            cells = []
+            for kind in KINDS[1:]:
+                c = table[(k, kind, pct)]
+                cells.append("%s (%.0f%%)" % (fmt(c["huge"]),
+                                             c["pct_limit"]["median"]))
+            c = table[(k, "pool", pct)]
+            w("| %d%% (%s MiB) | %.0f | %s |" % (
+                pct, fmt(c["held"]), c["limit"]["median"], " | ".join(cells)))
+        w("")
+        w("![huge pages, %s](results/%s)" % (k, os.path.basename(pngs[bench.kernels.index(k)])))
+    w("")
+    w("## Memory the held pages cost besides themselves")
+    w("")
+    w("SUnreclaim and MemFree after fragmenting (MiB).")
+    for k in bench.kernels:
+        w("")
+        w("Linux %s" % k)
+        w("")
+        w("| held | " + " | ".join("%s SUnreclaim" % LABEL[x] for x in KINDS[1:]) + " |")
+        w("|---|" + "---|" * 4)
+        for pct in bench.pcts:
+            w("| %d%% | %s |" % (pct, " | ".join(
+                fmt(table[(k, x, pct)]["sunreclaim"], 1) for x in KINDS[1:])))
+        w("")
+        w("| held | " + " | ".join("%s MemFree" % LABEL[x] for x in KINDS[1:]) + " |")
+        w("|---|" + "---|" * 4)
+        for pct in bench.pcts:
+            w("| %d%% | %s |" % (pct, " | ".join(
+                fmt(table[(k, x, pct)]["free"]) for x in KINDS[1:])))
+    w("")
+    w("## Compaction and migration cost")
+    w("")
+    w("One `compact_memory` pass right after fragmenting: its wall time, the "
+      "pages it migrated (`pgmigrate_success`), and time per migrated page. "
+      "Pages migrated over the whole run (pass and huge page requests) in "
+      "the last column.")
+    for k in bench.kernels:
+        w("")
+        w("Linux %s" % k)
+        w("")
+        w("| held | kind | pass time (ms) | µs per migrated page | pages migrated (whole run) |")
+        w("|---|---|---|---|---|")
+        for pct in bench.pcts:
+            for kind in KINDS[1:]:
+                c = table[(k, kind, pct)]
+                w("| %d%% | %s | %s | %s | %s |" % (
+                    pct, LABEL[kind], fmt(c["compact_ms"]),
+                    fmt(c["us_per_page"], 2), fmt(c["migrated"])))
+    if kunit:
+        w("")
+        w("## Microbenchmarks (KUnit, UML, build without debug options)")
+        w("")
+        w("256 pages, best of 20 repetitions inside each run; median "
+          "(min–max) over %d runs." % max(len(v) for m in kunit.values()
+                                          for v in m.values()))
+        w("")
+        w("| kernel | what | ours (ns/page) | baseline (ns/page) | ratio |")
+        w("|---|---|---|---|---|")
+        for k, m in sorted(kunit.items()):
+            for key, vals in m.items():
+                w("| %s | %s | %s | %s | %s× |" % (
+                    k, key, fmt(summary([v[0] for v in vals])),
+                    fmt(summary([v[1] for v in vals])),
+                    fmt(summary([v[2] for v in vals]), 2)))
+    w("")
+    w("## Targets")
+    w("")
+    w("| target | kernel | got | |")
+    w("|---|---|---|---|")
+    L.extend(targets(bench, table, kunit))
+    micro_section(args.micro_data, w)
+    if failed:
+        w("")
+        w("## Boots that failed")
+        w("")
+        for f in failed:
+            w("- %s" % " ".join("%s=%s" % kv for kv in f.items()))
+    w("")
+    return "\n".join(L)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("points", nargs="+")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--kunit")
+    ap.add_argument("--seconds", type=int, default=0)
+    ap.add_argument("--micro", nargs="*", default=[])
+    args = ap.parse_args()
+    args.micro_data = parse_micro(args.micro)
+
+    points, failed = parse_points(args.points)
+    bench = Bench(points)
+    table = bench.collect()
+    kunit = parse_kunit(args.kunit)
+    res = os.path.join(args.out, "results")
+    os.makedirs(res, exist_ok=True)
+    pngs = plot(bench, table, res)
+    with open(os.path.join(res, "latest.json"), "w") as f:
+        json.dump(bench.metrics + [
+            dict(metric=key, kernel=k, kind="pool", held_pct=None, unit="x",
+                 **summary([v[2] for v in vals]))
+            for k, m in sorted(kunit.items()) for key, vals in m.items()],
+            f, indent=1)
+        f.write("\n")
+    with open(os.path.join(args.out, "RESULTS.md"), "w") as f:
+        f.write(markdown(bench, table, kunit, failed, pngs, args))
+    print(open(os.path.join(args.out, "RESULTS.md")).read())
+    if failed:
+        print("%d boots failed" % len(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
