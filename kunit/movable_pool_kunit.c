@@ -371,15 +371,24 @@ static void test_free_into_other_pool_is_refused(struct kunit *test)
 	movable_pool_destroy(other);
 }
 
-static void test_double_free_is_refused(struct kunit *test)
+/* One pool page, freed, with a reference left so the test can look at it. */
+static struct page *mpt_fill_and_free_one(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
 	struct page *page;
 
 	mpt_fill(test, 0, 1);
 	page = ctx->table[0];
-	get_page(page);		/* keep the struct page ours to look at */
+	get_page(page);
 	mpt_free(ctx, 0);
+	return page;
+}
+
+static void test_double_free_is_refused(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page = mpt_fill_and_free_one(test);
+
 	KUNIT_EXPECT_EQ(test, page_count(page), 1);
 	/* expected: one "misuse" warning, nothing freed twice */
 	movable_pool_free_page(ctx->pool, page);
@@ -472,12 +481,8 @@ static void test_page_fields_follow_migration(struct kunit *test)
 static void test_page_fields_cleared_on_free(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
-	struct page *page;
+	struct page *page = mpt_fill_and_free_one(test);
 
-	mpt_fill(test, 0, 1);
-	page = ctx->table[0];
-	get_page(page);		/* keep the struct page ours to look at */
-	mpt_free(ctx, 0);
 	mpt_expect_detached(test, page);
 	KUNIT_EXPECT_FALSE(test, movable_pool_pin(page) == 0);
 	put_page(page);
