@@ -306,11 +306,9 @@ static int mp_move(struct movable_pool *pool, struct page *dst,
 		mp_detach(dst);
 	} else {
 		get_page(dst);
-		/* detach before the word: a late pin then finds src gone */
-		__ClearPageMovable(src);
+		/* before leaving MP_MIGRATING: a late pin then finds src gone */
+		mp_detach(src);
 		mp_end_migration(pool, dst, src, rc);
-		set_page_private(src, 0);
-		*mp_page_word(src) = 0;
 	}
 	return rc;
 }
@@ -457,17 +455,6 @@ int movable_pool_alloc_pages(struct movable_pool *pool, gfp_t gfp,
 }
 EXPORT_SYMBOL_GPL(movable_pool_alloc_pages);
 
-static void mp_misuse_free(struct movable_pool *pool, struct page *page,
-			   unsigned long pins, bool ours)
-{
-	if (!ours)
-		mp_misuse("%s: freeing page %lx that is not in this pool\n",
-			  pool->name, page_to_pfn(page));
-	else if (pins)
-		mp_misuse("%s: freeing page %lx pinned %lu times\n",
-			  pool->name, page_to_pfn(page), pins);
-}
-
 /**
  * movable_pool_free_page() - free a page allocated from @pool
  * @pool: the pool the page came from
@@ -494,9 +481,15 @@ void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 		pins = mp_release(pool, page);
 	unlock_page(page);
 
-	mp_misuse_free(pool, page, pins, ours);
-	if (ours)
-		put_page(page);
+	if (!ours) {
+		mp_misuse("%s: freeing page %lx that is not in this pool\n",
+			  pool->name, page_to_pfn(page));
+		return;
+	}
+	if (pins)
+		mp_misuse("%s: freeing page %lx pinned %lu times\n",
+			  pool->name, page_to_pfn(page), pins);
+	put_page(page);
 }
 EXPORT_SYMBOL_GPL(movable_pool_free_page);
 
