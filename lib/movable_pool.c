@@ -49,6 +49,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
+#define MP_COMPAT_CALLBACKS	/* defined below, adapted per kernel */
 #include "movable_pool_compat.h"
 
 #define CREATE_TRACE_POINTS
@@ -56,16 +57,16 @@
 
 #define MOVABLE_POOL_MAGIC	0x6d706f6f	/* "mpoo" */
 
-/* A page's word: its index, then its pin count, then two state bits. */
+/* A page's word: its index, then its pin count, then three state bits. */
 #define MP_INDEX	GENMASK(MOVABLE_POOL_INDEX_BITS - 1, 0)
-#define MP_PINS		GENMASK(BITS_PER_LONG - 3, MOVABLE_POOL_INDEX_BITS)
+#define MP_PINS		GENMASK(BITS_PER_LONG - 4, MOVABLE_POOL_INDEX_BITS)
+#define MP_FREED	BIT(BITS_PER_LONG - 3)	/* freed while isolated */
 #define MP_MIGRATING	BIT(BITS_PER_LONG - 2)	/* the routine may run */
 #define MP_ISOLATED	BIT(BITS_PER_LONG - 1)	/* the VM holds the page */
 #define MP_ONE_PIN	BIT(MOVABLE_POOL_INDEX_BITS)
 
 struct movable_pool {
-	/* page->mapping points here: a copy per pool leads back to it */
-	struct movable_operations mops;
+	struct mp_vm vm;		/* how pages lead back here */
 	spinlock_t lock;		/* see the top of this file */
 	struct list_head pages;		/* through page->lru, not isolated */
 	bool dying;
@@ -79,9 +80,6 @@ struct movable_pool {
 	struct dentry *debugfs;
 };
 
-static int mp_migrate_page(struct page *dst, struct page *src,
-			   enum migrate_mode mode);
-
 static struct dentry *mp_debugfs_root;
 static struct vfsmount *mp_mnt;
 static int mp_mnt_count;
@@ -90,14 +88,17 @@ static atomic_t mp_pool_ids = ATOMIC_INIT(0);
 #define mp_misuse(fmt, ...) \
 	WARN_ONCE(1, KBUILD_MODNAME ": misuse: " fmt, ##__VA_ARGS__)
 
-/* The pool a page belongs to, or NULL for any other page. */
+/*
+ * The pool a page belongs to, or NULL for any other page and for a page
+ * the driver freed while the VM held it isolated.
+ */
 static struct movable_pool *mp_page_pool(struct page *page)
 {
-	const struct movable_operations *mops = mp_page_movable_ops(page);
+	struct movable_pool *pool = mp_vm_pool(page);
 
-	if (!mops || mops->migrate_page != mp_migrate_page)
+	if (pool && (READ_ONCE(*mp_page_word(page)) & MP_FREED))
 		return NULL;
-	return container_of(mops, struct movable_pool, mops);
+	return pool;
 }
 
 /* Make @page (locked, fresh or just migrated to) a page of @pool. */
@@ -107,14 +108,14 @@ static void mp_attach(struct movable_pool *pool, struct page *page,
 	VM_WARN_ON_ONCE_PAGE(!PageLocked(page), page);
 	set_page_private(page, (unsigned long)owner);
 	*mp_page_word(page) = index;
-	__SetPageMovable(page, &pool->mops);
+	mp_vm_attach(page, &pool->vm);
 }
 
 /* Undo mp_attach(): @page (locked) no longer refers to any pool. */
 static void mp_detach(struct page *page)
 {
 	VM_WARN_ON_ONCE_PAGE(!PageLocked(page), page);
-	__ClearPageMovable(page);
+	mp_vm_detach(page);
 	set_page_private(page, 0);
 	*mp_page_word(page) = 0;
 }
@@ -136,38 +137,66 @@ static void mp_isolated_dec(struct movable_pool *pool)
 
 /*
  * Take @page (locked) off @pool's books. Returns its pin count, which is a
- * driver bug when non-zero.
+ * driver bug when non-zero. A page the VM holds isolated stays attached,
+ * marked MP_FREED, until the VM hands it back: 7.x calls putback or migrate
+ * on it whatever its owner did, and on older kernels this costs nothing.
  */
 static unsigned long mp_forget(struct movable_pool *pool, struct page *page)
 {
-	unsigned long word = *mp_page_word(page);
+	unsigned long *word = mp_page_word(page);
+	unsigned long pins = mp_pins(*word);
 
 	lockdep_assert_held(&pool->lock);
-	if (word & MP_ISOLATED)
-		mp_isolated_dec(pool);	/* the VM owns ->lru */
+	if (*word & MP_ISOLATED)
+		*word |= MP_FREED;	/* the VM owns ->lru */
 	else
 		list_del(&page->lru);
-	if (mp_pins(word))
+	if (pins)
 		pool->stats.pinned--;
 	pool->stats.pages--;
 	pool->stats.freed++;
-	return mp_pins(word);
+	return pins;
 }
 
 /*
- * Take @page (locked) out of @pool and detach it. When the caller then
- * drops the pool's reference, the page goes back to the VM, or to the
- * migration core if that holds it isolated. Returns as mp_forget().
+ * Take @page (locked) out of @pool. Returns as mp_forget(); *@now says
+ * whether the page was detached and the caller must drop the pool's
+ * reference (otherwise the VM's handback does both).
  */
-static unsigned long mp_release(struct movable_pool *pool, struct page *page)
+static unsigned long mp_release(struct movable_pool *pool, struct page *page,
+				bool *now)
 {
 	unsigned long flags, pins;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	pins = mp_forget(pool, page);
+	*now = !(*mp_page_word(page) & MP_FREED);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	mp_detach(page);
+	if (*now)
+		mp_detach(page);
 	return pins;
+}
+
+/*
+ * The VM hands back @page (locked), which the driver freed while it was
+ * isolated: detach it and drop the pool's reference; the VM frees it.
+ * Returns false for any other page.
+ */
+static bool mp_handback_freed(struct movable_pool *pool, struct page *page)
+{
+	unsigned long flags;
+	bool freed;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	freed = *mp_page_word(page) & MP_FREED;
+	if (freed)
+		mp_isolated_dec(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (freed) {
+		mp_detach(page);
+		put_page(page);
+	}
+	return freed;
 }
 
 static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
@@ -177,6 +206,9 @@ static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
 	unsigned long flags;
 	int result = 0;
 
+	/* on 7.x a detached page keeps its type until it is freed */
+	if (!pool)
+		return false;
 	spin_lock_irqsave(&pool->lock, flags);
 	if (pool->dying) {
 		/* destroy is detaching pages: leave them alone */
@@ -196,9 +228,11 @@ static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
 
 static void mp_putback_page(struct page *page)
 {
-	struct movable_pool *pool = mp_page_pool(page);
+	struct movable_pool *pool = mp_vm_pool(page);
 	unsigned long flags;
 
+	if (mp_handback_freed(pool, page))
+		return;
 	spin_lock_irqsave(&pool->lock, flags);
 	*mp_page_word(page) &= ~MP_ISOLATED;
 	list_add_tail(&page->lru, &pool->pages);
@@ -217,10 +251,7 @@ static bool mp_may_zap(struct address_space *mapping, enum migrate_mode mode)
 {
 	if (mode != MIGRATE_ASYNC || !mapping_mapped(mapping))
 		return true;
-	if (!i_mmap_trylock_read(mapping))
-		return false;
-	i_mmap_unlock_read(mapping);
-	return true;
+	return mp_i_mmap_idle(mapping);
 }
 
 /* Enter MP_MIGRATING, or count a failed attempt and say why not. */
@@ -316,9 +347,12 @@ static int mp_move(struct movable_pool *pool, struct page *dst,
 static int mp_migrate_page(struct page *dst, struct page *src,
 			   enum migrate_mode mode)
 {
-	struct movable_pool *pool = mp_page_pool(src);
+	struct movable_pool *pool = mp_vm_pool(src);
 	int rc;
 
+	/* nothing to move; the core frees both pages */
+	if (mp_handback_freed(pool, src))
+		return MIGRATEPAGE_SUCCESS;
 	rc = mp_begin_migration(pool, src, mode);
 	if (!rc)
 		rc = mp_move(pool, dst, src, mode);
@@ -328,12 +362,6 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 		put_page(src);	/* the pool's reference, now on dst */
 	return rc ? rc : MIGRATEPAGE_SUCCESS;
 }
-
-static const struct movable_operations mp_mops = {
-	.isolate_page	= mp_isolate_page,
-	.migrate_page	= mp_migrate_page,
-	.putback_page	= mp_putback_page,
-};
 
 /* 0 if @nr pages with indices from @index on may be allocated, or why not. */
 static int mp_check_alloc(struct movable_pool *pool, gfp_t gfp,
@@ -470,7 +498,7 @@ EXPORT_SYMBOL_GPL(movable_pool_alloc_pages);
 void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 {
 	unsigned long pins = 0;
-	bool ours;
+	bool ours, now = false;
 
 	if (!pool || !page)
 		return;
@@ -478,7 +506,7 @@ void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 	lock_page(page);
 	ours = mp_page_pool(page) == pool;
 	if (ours)
-		pins = mp_release(pool, page);
+		pins = mp_release(pool, page, &now);
 	unlock_page(page);
 
 	if (!ours) {
@@ -489,7 +517,8 @@ void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 	if (pins)
 		mp_misuse("%s: freeing page %lx pinned %lu times\n",
 			  pool->name, page_to_pfn(page), pins);
-	put_page(page);
+	if (now)
+		put_page(page);
 }
 EXPORT_SYMBOL_GPL(movable_pool_free_page);
 
@@ -519,7 +548,9 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 		page = pages[i];
 		if (!page || !trylock_page(page))
 			continue;
-		if (mp_page_pool(page) == pool && !mp_pins(*mp_page_word(page))) {
+		/* isolated ones wait for the VM: the slow path below */
+		if (mp_page_pool(page) == pool &&
+		    !(*mp_page_word(page) & (MP_PINS | MP_ISOLATED))) {
 			pages[i] = pages[n];
 			pages[n++] = page;
 		} else {
@@ -747,7 +778,6 @@ struct movable_pool *movable_pool_create(const char *name,
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
-	pool->mops = mp_mops;
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->pages);
 	init_waitqueue_head(&pool->drained);
@@ -761,6 +791,7 @@ struct movable_pool *movable_pool_create(const char *name,
 		ret = PTR_ERR(pool->inode);
 		goto err_free;
 	}
+	mp_vm_init(&pool->vm, pool->inode, pool);
 
 	/* an id keeps directories unique when drivers reuse a name */
 	pool->id = atomic_inc_return(&mp_pool_ids);
@@ -821,6 +852,7 @@ void movable_pool_destroy(struct movable_pool *pool)
 	unsigned long leaked = 0;
 	struct page *page;
 	unsigned long flags;
+	bool now;
 
 	if (!pool)
 		return;
@@ -834,7 +866,7 @@ void movable_pool_destroy(struct movable_pool *pool)
 	while ((page = mp_first_page(pool))) {
 		lock_page(page);
 		if (mp_page_pool(page) == pool) {
-			mp_release(pool, page);
+			mp_release(pool, page, &now);	/* none is isolated */
 			put_page(page);
 			leaked++;
 		}
@@ -900,7 +932,14 @@ EXPORT_SYMBOL_GPL(movable_pool_get_stats);
 
 static int __init movable_pool_init(void)
 {
+	int ret;
+
 	BUILD_BUG_ON(FIELD_MAX(MP_PINS) != MOVABLE_POOL_MAX_PINS);
+	ret = mp_vm_register();
+	if (ret) {
+		pr_err("cannot register with the migration core: %d\n", ret);
+		return ret;
+	}
 	mp_debugfs_root = debugfs_create_dir("movable_pool", NULL);
 	return 0;
 }
@@ -908,6 +947,7 @@ static int __init movable_pool_init(void)
 static void __exit movable_pool_exit(void)
 {
 	debugfs_remove_recursive(mp_debugfs_root);
+	mp_vm_unregister();
 }
 
 module_init(movable_pool_init);

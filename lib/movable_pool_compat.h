@@ -1,52 +1,249 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Differences between the kernels movable_pool supports (6.1 and 6.12;
- * the movable_operations interface exists from 6.0 to 6.16). Nothing else
- * belongs here.
+ * Differences between the kernels movable_pool supports, and how a pool
+ * page meets the migration core on each. Nothing else belongs here.
+ *
+ *   5.10 (4.8-5.19)  ->mapping is the pool's address_space, whose
+ *                    address_space_operations isolate, migrate and put
+ *                    back (__SetPageMovable()).
+ *   6.1, 6.12        ->mapping is the pool's own struct movable_operations
+ *   (6.0-6.16)       (__SetPageMovable()); the pool embeds it.
+ *   7.x (6.17-)      a page type of its own plus PG_movable_ops; one
+ *                    struct movable_operations registered with
+ *                    set_movable_ops(). ->mapping is the pool's
+ *                    address_space, so code that dumps the page finds a
+ *                    real one. Needs patches/7.x (the library is in-tree).
+ *
+ * On every kernel the library reaches the pool through mp_vm_pool() and
+ * marks pages with mp_vm_attach()/mp_vm_detach(); the isolate, migrate
+ * and putback callbacks keep the 6.x signatures.
  */
 #ifndef _MOVABLE_POOL_COMPAT_H
 #define _MOVABLE_POOL_COMPAT_H
 
+#include <linux/fs.h>
 #include <linux/version.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
 
-#if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE || \
-	KERNEL_VERSION(6, 17, 0) <= LINUX_VERSION_CODE
-#error "movable_pool needs struct movable_operations (Linux 6.0 to 6.16)"
+#if KERNEL_VERSION(5, 10, 0) > LINUX_VERSION_CODE
+#error "movable_pool needs Linux 5.10 or later"
+#elif KERNEL_VERSION(6, 17, 0) <= LINUX_VERSION_CODE && \
+	!IS_ENABLED(CONFIG_MOVABLE_POOL_IN_TREE)
+#error "Linux 6.17+ lets only in-tree code make pages movable: apply patches/7.x"
 #endif
 
 /*
- * The movable_operations a non-LRU movable page points at, or NULL for any
- * other page (and for one whose movability was cleared). Unlike
- * page_movable_ops(), safe to call on any page.
+ * How pool pages meet the migration core: only lib/movable_pool.c, which
+ * defines the callbacks (in the 6.x form; each era adapts them), sees it.
  */
-static inline const struct movable_operations *
-mp_page_movable_ops(struct page *page)
+#ifdef MP_COMPAT_CALLBACKS
+static bool mp_isolate_page(struct page *page, isolate_mode_t mode);
+static int mp_migrate_page(struct page *dst, struct page *src,
+			   enum migrate_mode mode);
+static void mp_putback_page(struct page *page);
+
+#if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE
+
+/* 5.10: the pool's address_space is what the VM calls. */
+struct mp_vm {
+	struct address_space *mapping;
+};
+
+static int mp_aops_migratepage(struct address_space *mapping,
+			       struct page *dst, struct page *src,
+			       enum migrate_mode mode)
+{
+	return mp_migrate_page(dst, src, mode);
+}
+
+static const struct address_space_operations mp_aops = {
+	.isolate_page	= mp_isolate_page,
+	.migratepage	= mp_aops_migratepage,
+	.putback_page	= mp_putback_page,
+};
+
+static inline void mp_vm_init(struct mp_vm *vm, struct inode *inode,
+			      void *pool)
+{
+	inode->i_private = pool;
+	inode->i_mapping->a_ops = &mp_aops;
+	vm->mapping = inode->i_mapping;
+}
+
+static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
+{
+	__SetPageMovable(page, vm->mapping);
+}
+
+static inline void mp_vm_detach(struct page *page)
+{
+	__ClearPageMovable(page);
+}
+
+/* The pool of a page marked by mp_vm_attach(), or NULL; any page. */
+static inline void *mp_vm_pool(struct page *page)
 {
 	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
+	struct address_space *as;
 
 	if ((mapping & PAGE_MAPPING_FLAGS) != PAGE_MAPPING_MOVABLE)
 		return NULL;
-	return (const struct movable_operations *)(mapping & ~PAGE_MAPPING_FLAGS);
+	as = (struct address_space *)(mapping & ~PAGE_MAPPING_FLAGS);
+	if (!as || as->a_ops != &mp_aops)
+		return NULL;
+	return as->host->i_private;
 }
+
+#elif KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+
+/* 6.0-6.16: a per-pool copy of the ops leads from the page to its pool. */
+struct mp_vm {
+	struct movable_operations mops;
+	void *pool;
+};
+
+static inline void mp_vm_init(struct mp_vm *vm, struct inode *inode,
+			      void *pool)
+{
+	vm->mops.isolate_page = mp_isolate_page;
+	vm->mops.migrate_page = mp_migrate_page;
+	vm->mops.putback_page = mp_putback_page;
+	vm->pool = pool;
+}
+
+static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
+{
+	__SetPageMovable(page, &vm->mops);
+}
+
+static inline void mp_vm_detach(struct page *page)
+{
+	__ClearPageMovable(page);
+}
+
+static inline void *mp_vm_pool(struct page *page)
+{
+	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
+	const struct movable_operations *mops;
+
+	if ((mapping & PAGE_MAPPING_FLAGS) != PAGE_MAPPING_MOVABLE)
+		return NULL;
+	mops = (const struct movable_operations *)(mapping & ~PAGE_MAPPING_FLAGS);
+	if (!mops || mops->migrate_page != mp_migrate_page)
+		return NULL;
+	return container_of(mops, struct mp_vm, mops)->pool;
+}
+
+#else
+
+/*
+ * 6.17 and later: PGTY_movable_pool and PG_movable_ops stay set until the
+ * page is freed, so ->mapping alone says whether the page is still a pool's.
+ */
+struct mp_vm {
+	struct address_space *mapping;
+};
+
+static inline void mp_vm_init(struct mp_vm *vm, struct inode *inode,
+			      void *pool)
+{
+	inode->i_private = pool;
+	vm->mapping = inode->i_mapping;
+}
+
+static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
+{
+	__SetPageMovablePool(page);
+	WRITE_ONCE(page->mapping, vm->mapping);
+	SetPageMovableOps(page);
+}
+
+static inline void mp_vm_detach(struct page *page)
+{
+	WRITE_ONCE(page->mapping, NULL);
+}
+
+static inline void *mp_vm_pool(struct page *page)
+{
+	struct address_space *mapping;
+
+	if (!PageMovablePool(page))
+		return NULL;
+	mapping = READ_ONCE(page->mapping);
+	return mapping ? mapping->host->i_private : NULL;
+}
+
+static const struct movable_operations mp_mops = {
+	.isolate_page	= mp_isolate_page,
+	.migrate_page	= mp_migrate_page,
+	.putback_page	= mp_putback_page,
+};
+
+#define MP_VM_REGISTER
+static inline int mp_vm_register(void)
+{
+	return set_movable_ops(&mp_mops, PGTY_movable_pool);
+}
+
+static inline void mp_vm_unregister(void)
+{
+	set_movable_ops(NULL, PGTY_movable_pool);
+}
+#endif
+
+#ifndef MP_VM_REGISTER
+static inline int mp_vm_register(void)
+{
+	return 0;
+}
+
+static inline void mp_vm_unregister(void)
+{
+}
+#endif
+#endif /* MP_COMPAT_CALLBACKS */
 
 /*
  * The struct page word that holds a pool page's index, pin count and state.
- * On 6.x the VM uses ->index only while the page is free (the per-cpu
- * lists' migratetype, written when the page is freed) and never reads it
- * for a non-LRU movable page.
+ * The VM uses it only while the page is free (the per-cpu lists'
+ * migratetype) and never reads it for a page made movable by a driver.
  */
 static inline unsigned long *mp_page_word(struct page *page)
 {
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
 	return &page->index;
+#else
+	return &page->__folio_index;
+#endif
 }
 
 /* Fill the NULL slots of @pages from the front; returns how many are set. */
 static inline unsigned long mp_alloc_pages_bulk(gfp_t gfp, unsigned long nr,
 						struct page **pages)
 {
+#if KERNEL_VERSION(5, 13, 0) > LINUX_VERSION_CODE
+	return 0;	/* no bulk allocator: the caller goes page by page */
+#elif KERNEL_VERSION(6, 14, 0) > LINUX_VERSION_CODE
 	return alloc_pages_bulk_array(gfp, nr, pages);
+#else
+	return alloc_pages_bulk(gfp, nr, pages);
+#endif
+}
+
+/* Whether nobody holds @mapping's i_mmap_rwsem for writing right now. */
+static inline bool mp_i_mmap_idle(struct address_space *mapping)
+{
+#if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
+	if (!down_read_trylock(&mapping->i_mmap_rwsem))
+		return false;
+	up_read(&mapping->i_mmap_rwsem);
+#else
+	if (!i_mmap_trylock_read(mapping))
+		return false;
+	i_mmap_unlock_read(mapping);
+#endif
+	return true;
 }
 
 /*
@@ -82,10 +279,61 @@ static inline bool mp_isolate_movable_page(struct page *page)
 {
 #if KERNEL_VERSION(6, 5, 0) > LINUX_VERSION_CODE
 	return isolate_movable_page(page, ISOLATE_UNEVICTABLE) == 0;
-#else
+#elif KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
 	return isolate_movable_page(page, ISOLATE_UNEVICTABLE);
+#else
+	return isolate_movable_ops_page(page, ISOLATE_UNEVICTABLE);
 #endif
 }
+
+/* The isolated flag the migration core keeps for a driver's page. */
+static inline bool mp_page_isolated(struct page *page)
+{
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+	return PageIsolated(page);
+#else
+	return PageMovableOpsIsolated(page);
+#endif
+}
+
+/* Whether the VM takes @page for a driver's movable page. */
+static inline bool mp_page_movable(struct page *page)
+{
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+	return __PageMovable(page);
+#else
+	return page_has_movable_ops(page);
+#endif
+}
+
+/* ->mapping without its flag bits. */
+static inline void *mp_page_mapping(struct page *page)
+{
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+	return (void *)((unsigned long)page->mapping & ~PAGE_MAPPING_FLAGS);
+#else
+	return (void *)((unsigned long)page->mapping & ~FOLIO_MAPPING_FLAGS);
+#endif
+}
+
+/*
+ * For the KUnit suite on 5.10. KUnit cannot skip there: a case that would
+ * skip fails, saying why.
+ */
+#if defined(_KUNIT_TEST_H) && KERNEL_VERSION(5, 14, 0) > LINUX_VERSION_CODE
+#define kunit_skip(test, fmt, ...) \
+	KUNIT_ASSERT_FAILURE(test, "cannot run: " fmt, ##__VA_ARGS__)
+#define kunit_kcalloc(test, n, size, gfp) \
+	kunit_kzalloc(test, array_size(n, size), gfp)
+#define KUNIT_ASSERT_NOT_NULL(test, ptr) \
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ptr)
+#endif
+
+/* kmap_local_page() came in 5.11; nothing mapped here sleeps. */
+#if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
+#define kmap_local_page(page)	kmap_atomic(page)
+#define kunmap_local(addr)	kunmap_atomic(addr)
+#endif
 
 #if KERNEL_VERSION(6, 3, 0) > LINUX_VERSION_CODE
 static inline struct page *mp_new_page(struct page *page, unsigned long gfp)
@@ -97,8 +345,13 @@ static inline struct page *mp_new_page(struct page *page, unsigned long gfp)
 static inline int mp_migrate_pages(struct list_head *list, gfp_t gfp,
 				   enum migrate_mode mode)
 {
+#if KERNEL_VERSION(5, 17, 0) > LINUX_VERSION_CODE
+	return migrate_pages(list, mp_new_page, NULL, (__force unsigned long)gfp,
+			     mode, MR_COMPACTION);
+#else
 	return migrate_pages(list, mp_new_page, NULL, (__force unsigned long)gfp,
 			     mode, MR_COMPACTION, NULL);
+#endif
 }
 #else
 static inline struct folio *mp_new_folio(struct folio *folio,

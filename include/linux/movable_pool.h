@@ -75,7 +75,7 @@ struct address_space;
 /**
  * define MOVABLE_POOL_MAX_PINS - how deep movable_pool_pin() may nest
  */
-#define MOVABLE_POOL_MAX_PINS	((1UL << 14) - 1)
+#define MOVABLE_POOL_MAX_PINS	((1UL << 13) - 1)
 
 /**
  * struct movable_pool_ops - driver callbacks of a pool

@@ -38,16 +38,24 @@ mp_need_build_tools() {
 		dwarves sparse python3 xz-utils kmod cpio rsync
 }
 
-# Print the path of the kernel source tree for $1 (6.1 or 6.12), unpacking
-# Debian's linux-source package into the cache the first time.
+# Print the path of the kernel source tree for $1 (a key of MP_SUITE),
+# unpacking Debian's linux-source package into the cache the first time.
 mp_kernel_tree() {
 	local kver=$1 tree=$MP_CACHE/linux-source-$1
+	local suite=${MP_SUITE[$1]:-} tarball=/usr/src/linux-source-$1.tar.xz
+	[ -n "$suite" ] || mp_die "unknown kernel $kver"
 	if [ ! -f "$tree/.mp-unpacked" ]; then
-		mp_need_pkgs "linux-source-$kver"
+		if [ "$suite" = bookworm ]; then
+			mp_need_pkgs "linux-source-$kver"
+		else
+			mp_fetch_deb "linux-source-$kver" "$MP_CACHE/src-$kver" "$suite"
+			tarball=$MP_CACHE/src-$kver$tarball
+		fi
 		mp_log "unpacking linux-source-$kver"
 		rm -rf "$tree"
-		tar xf "/usr/src/linux-source-$kver.tar.xz" -C "$MP_CACHE" ||
+		tar xf "$tarball" -C "$MP_CACHE" ||
 			mp_die "cannot unpack linux-source-$kver"
+		rm -rf "$MP_CACHE/src-$kver"
 		touch "$tree/.mp-unpacked"
 	fi
 	echo "$tree"
@@ -84,15 +92,61 @@ mp_abi() {
 		tail -1 | sed 's/^linux-headers-//; s/-amd64$//'
 }
 
-# Download and unpack a Debian package (no install scripts run) into $2.
+# The Debian suite each kernel comes from; bookworm's come through the
+# machine's own apt setup, the others through mp_apt_suite.
+declare -A MP_SUITE=([5.10]=bullseye [6.1]=bookworm [6.12]=bookworm [7.2]=sid)
+
+# Print apt-get options that read suite $1 from a private sources list and
+# lists directory under the cache, written from the machine's own Debian
+# URI with the suite replaced. /etc/apt is never touched.
+mp_apt_suite() {
+	local suite=$1 dir=$MP_CACHE/apt/$1 uri key
+	mkdir -p "$dir/lists/partial"
+	if [ ! -f "$dir/.mp-updated" ]; then
+		uri=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' \
+			/etc/apt/sources.list.d/*.sources 2>/dev/null)
+		[ -n "$uri" ] || uri=$(awk '$1 == "deb" && $0 !~ /security/ { print $2; exit }' \
+			/etc/apt/sources.list 2>/dev/null)
+		[ -n "$uri" ] || mp_die "no Debian URI in /etc/apt to derive $suite from"
+		key=/usr/share/keyrings/debian-archive-keyring.gpg
+		echo "deb [signed-by=$key] $uri $suite main" > "$dir/sources.list"
+		mp_log "apt lists for $suite"
+		apt-get -qq -o Dir::Etc::sourcelist="$dir/sources.list" \
+			-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$dir/lists" \
+			-o APT::Sandbox::User=root \
+			update >&2 || mp_die "apt-get update for $suite failed"
+		touch "$dir/.mp-updated"
+	fi
+	echo "-o Dir::Etc::sourcelist=$dir/sources.list -o Dir::Etc::sourceparts=- -o Dir::State::Lists=$dir/lists"
+}
+
+# apt-cache/apt-get for suite $1 (the rest of the arguments), e.g.
+# mp_apt bullseye apt-cache show linux-source-5.10
+mp_apt() {
+	local suite=$1 cmd=$2 opts
+	shift 2
+	if [ "$suite" = bookworm ]; then
+		"$cmd" "$@"
+		return
+	fi
+	opts=$(mp_apt_suite "$suite") || exit 1
+	# shellcheck disable=SC2086
+	"$cmd" $opts "$@"
+}
+
+# Download and unpack a Debian package (no install scripts run) into $2;
+# $3 is the suite (default bookworm).
 mp_fetch_deb() {
-	local pkg=$1 dest=$2 dir=$MP_CACHE/debs
+	local pkg=$1 dest=$2 suite=${3:-bookworm} dir=$MP_CACHE/debs
 	mkdir -p "$dir" "$dest"
 	if ! ls "$dir/${pkg}_"*.deb >/dev/null 2>&1; then
-		[ -n "${MP_APT_UPDATED:-}" ] || apt-get update -qq >&2
-		MP_APT_UPDATED=1
-		(cd "$dir" && apt-get download -o APT::Sandbox::User=root "$pkg" >&2) ||
-			mp_die "apt-get download $pkg failed"
+		if [ "$suite" = bookworm ] && [ -z "${MP_APT_UPDATED:-}" ]; then
+			apt-get update -qq >&2
+			MP_APT_UPDATED=1
+		fi
+		(cd "$dir" && mp_apt "$suite" apt-get download \
+			-o APT::Sandbox::User=root "$pkg" >&2) ||
+			mp_die "apt-get download $pkg ($suite) failed"
 	fi
 	dpkg-deb -x "$(ls "$dir/${pkg}_"*.deb | sort -V | tail -1)" "$dest"
 }
