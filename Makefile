@@ -5,21 +5,25 @@
 #   make demo              the main job: huge pages with and without movable_pool, in a VM
 #   make check             every test: KUnit (UML), module builds, lint, VM tests
 #   make modules [KVER=]   build movable_pool.ko and samples against Debian headers
+#                          (KVER=7.2 refuses: 6.17+ needs patches/7.x)
 #   make kunit [KVER=]     KUnit suite under UML with KASAN, lockdep, DEBUG_VM
+#                          (7.2: patches/7.x applied, two CPUs)
+#   make series            regenerate patches/7.x from these sources
 #   make lint              checkpatch, kernel-doc, W=1 + sparse builds
 #   make vmtest [KVER=]    gfxbuf tests in qemu guests running Debian kernels
 #   make bench             side by side with hand-rolled, anon and unmovable
 #                          memory in guests; writes bench/RESULTS.md (~25 min)
 #   make clean             drop modules, initramfs images and guest logs built from this tree
 #
-# KVER is 6.1 or 6.12; unset means both. Caches live in ~/.cache/movable_pool
+# KVER is 5.10, 6.1, 6.12 or 7.2 (kunit only, and modules to see it refuse);
+# unset means all that apply. Caches live in ~/.cache/movable_pool
 # (override with MP_CACHE=).
 
 KVER ?=
 T := tools/testing
 MP_CACHE_DIR := $(or $(MP_CACHE),$(HOME)/.cache/movable_pool)
 
-.PHONY: all demo check modules kunit lint vmtest bench clean
+.PHONY: all demo check modules kunit lint vmtest bench series clean
 
 all: modules
 
@@ -43,6 +47,9 @@ vmtest:
 
 bench:
 	@bash $(T)/bench/bench.sh
+
+series:
+	@bash tools/upstream/series.sh
 
 # Built from this tree; kernel sources, downloads and UML builds stay cached.
 clean:

@@ -49,7 +49,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
-#define MP_COMPAT_CALLBACKS	/* defined below, adapted per kernel */
+#define MP_VM_CALLBACKS	/* defined below, adapted per kernel */
 #include "movable_pool_compat.h"
 
 #define CREATE_TRACE_POINTS
@@ -352,7 +352,7 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 
 	/* nothing to move; the core frees both pages */
 	if (mp_handback_freed(pool, src))
-		return MIGRATEPAGE_SUCCESS;
+		return 0;
 	rc = mp_begin_migration(pool, src, mode);
 	if (!rc)
 		rc = mp_move(pool, dst, src, mode);
@@ -360,7 +360,7 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 				   mode, rc);
 	if (!rc)
 		put_page(src);	/* the pool's reference, now on dst */
-	return rc ? rc : MIGRATEPAGE_SUCCESS;
+	return rc;	/* 0 is MIGRATEPAGE_SUCCESS, where that still exists */
 }
 
 /* 0 if @nr pages with indices from @index on may be allocated, or why not. */
@@ -775,7 +775,7 @@ struct movable_pool *movable_pool_create(const char *name,
 	if (!name || !*name || !ops || !ops->migrate)
 		return ERR_PTR(-EINVAL);
 
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	pool = kzalloc_obj(*pool, GFP_KERNEL);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&pool->lock);

@@ -28,16 +28,13 @@
 
 #if KERNEL_VERSION(5, 10, 0) > LINUX_VERSION_CODE
 #error "movable_pool needs Linux 5.10 or later"
-#elif KERNEL_VERSION(6, 17, 0) <= LINUX_VERSION_CODE && \
-	!IS_ENABLED(CONFIG_MOVABLE_POOL_IN_TREE)
-#error "Linux 6.17+ lets only in-tree code make pages movable: apply patches/7.x"
 #endif
 
 /*
  * How pool pages meet the migration core: only lib/movable_pool.c, which
- * defines the callbacks (in the 6.x form; each era adapts them), sees it.
+ * defines the callbacks, sees it.
  */
-#ifdef MP_COMPAT_CALLBACKS
+#ifdef MP_VM_CALLBACKS
 static bool mp_isolate_page(struct page *page, isolate_mode_t mode);
 static int mp_migrate_page(struct page *dst, struct page *src,
 			   enum migrate_mode mode);
@@ -179,8 +176,19 @@ static const struct movable_operations mp_mops = {
 	.migrate_page	= mp_migrate_page,
 	.putback_page	= mp_putback_page,
 };
+#endif
 
-#define MP_VM_REGISTER
+/* Only 6.17 and later register the callbacks, once for every pool. */
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+static inline int mp_vm_register(void)
+{
+	return 0;
+}
+
+static inline void mp_vm_unregister(void)
+{
+}
+#else
 static inline int mp_vm_register(void)
 {
 	return set_movable_ops(&mp_mops, PGTY_movable_pool);
@@ -191,18 +199,7 @@ static inline void mp_vm_unregister(void)
 	set_movable_ops(NULL, PGTY_movable_pool);
 }
 #endif
-
-#ifndef MP_VM_REGISTER
-static inline int mp_vm_register(void)
-{
-	return 0;
-}
-
-static inline void mp_vm_unregister(void)
-{
-}
-#endif
-#endif /* MP_COMPAT_CALLBACKS */
+#endif /* MP_VM_CALLBACKS */
 
 /*
  * The struct page word that holds a pool page's index, pin count and state.
@@ -217,6 +214,11 @@ static inline unsigned long *mp_page_word(struct page *page)
 	return &page->__folio_index;
 #endif
 }
+
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+/* Newer than every kernel the library builds out of tree for. */
+#define kzalloc_obj(obj, gfp)	kzalloc(sizeof(obj), gfp)
+#endif
 
 /* Fill the NULL slots of @pages from the front; returns how many are set. */
 static inline unsigned long mp_alloc_pages_bulk(gfp_t gfp, unsigned long nr,
@@ -246,26 +248,26 @@ static inline bool mp_i_mmap_idle(struct address_space *mapping)
 	return true;
 }
 
-/*
- * MIGRATE_SYNC_NO_COPY (gone in 6.10) asks the callee to move metadata but
- * leave the copy to a DMA engine; like the balloon driver we cannot split
- * the driver's routine that way, so such requests are refused.
- */
+/* Migration modes the driver's routine cannot honour. */
 static inline bool mp_mode_unsupported(enum migrate_mode mode)
 {
 #if KERNEL_VERSION(6, 10, 0) > LINUX_VERSION_CODE
+	/*
+	 * MIGRATE_SYNC_NO_COPY (gone in 6.10) asks the callee to move
+	 * metadata but leave the copy to a DMA engine; like the balloon
+	 * driver we cannot split the routine that way.
+	 */
 	return mode == MIGRATE_SYNC_NO_COPY;
 #else
 	return false;
 #endif
 }
 
-/* vm_flags became read-only behind helpers in 6.3. */
 static inline void mp_vm_flags_set(struct vm_area_struct *vma,
 				   vm_flags_t flags)
 {
 #if KERNEL_VERSION(6, 3, 0) > LINUX_VERSION_CODE
-	vma->vm_flags |= flags;
+	vma->vm_flags |= flags;	/* behind helpers from 6.3 */
 #else
 	vm_flags_set(vma, flags);
 #endif
@@ -316,11 +318,11 @@ static inline void *mp_page_mapping(struct page *page)
 #endif
 }
 
+#if defined(_KUNIT_TEST_H) && KERNEL_VERSION(5, 14, 0) > LINUX_VERSION_CODE
 /*
  * For the KUnit suite on 5.10. KUnit cannot skip there: a case that would
  * skip fails, saying why.
  */
-#if defined(_KUNIT_TEST_H) && KERNEL_VERSION(5, 14, 0) > LINUX_VERSION_CODE
 #define kunit_skip(test, fmt, ...) \
 	KUNIT_ASSERT_FAILURE(test, "cannot run: " fmt, ##__VA_ARGS__)
 #define kunit_kcalloc(test, n, size, gfp) \
@@ -329,8 +331,8 @@ static inline void *mp_page_mapping(struct page *page)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ptr)
 #endif
 
-/* kmap_local_page() came in 5.11; nothing mapped here sleeps. */
 #if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
+/* kmap_local_page() came in 5.11; nothing mapped here sleeps. */
 #define kmap_local_page(page)	kmap_atomic(page)
 #define kunmap_local(addr)	kunmap_atomic(addr)
 #endif

@@ -6,17 +6,17 @@
  * CMA and memory offlining unless the VM may migrate those pages. Only the
  * driver knows who points at a page, so migration needs its help: the driver
  * supplies one copy-and-fixup routine (&movable_pool_ops.migrate) and this
- * library does the rest through the non-LRU page migration interface
- * (struct movable_operations, kernels 6.0 to 6.16).
+ * library does the rest through the migration core's interface for pages
+ * that are not on the LRU.
  *
  * What the library owns in a pool page's struct page (it allocates nothing
  * per page, so its bookkeeping never pins a pageblock of its own):
- *   ->mapping  the pool's own copy of its movable_operations (6.0 to 6.16),
- *              so the page leads back to its pool; set/cleared under the
- *              page lock
+ *   ->mapping  what leads back to the pool (its address_space, or on 6.0 to
+ *              6.16 its copy of the movable_operations); set/cleared under
+ *              the page lock
  *   ->private  the driver's @owner cookie
  *   ->index    the driver's @index (low %MOVABLE_POOL_INDEX_BITS bits), the
- *              pin count and two state bits
+ *              pin count and three state bits
  *   ->lru      the pool's list of pages, while the VM has not isolated the
  *              page (the VM links isolated pages into lists of its own)
  * The driver must not touch these fields, and must not vm_insert_page() a

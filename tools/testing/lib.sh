@@ -3,12 +3,20 @@
 
 MP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 MP_CACHE=${MP_CACHE:-${HOME:-/root}/.cache/movable_pool}
-MP_KVERS=${MP_KVERS:-"6.1 6.12"}
+# Kernels the harness covers: out of tree (Debian headers and images) and
+# all (7.x only in-tree, through patches/7.x). MP_KVERS narrows both.
+MP_KVERS_OOT=${MP_KVERS:-"5.10 6.1 6.12"}
+MP_KVERS_ALL=${MP_KVERS:-"5.10 6.1 6.12 7.2"}
 mkdir -p "$MP_CACHE"
 
 # Debian ABI names the harness was verified with; the newest available is
 # used when a pinned one has left the archive.
-declare -A MP_PIN=([6.1]=6.1.0-57 [6.12]=6.12.118+deb12)
+declare -A MP_PIN=([5.10]=5.10.0-32 [6.1]=6.1.0-57 [6.12]=6.12.118+deb12
+	[7.2]=7.2.13+deb14)
+
+# The Debian suite each kernel comes from; bookworm's come through the
+# machine's own apt setup, the others through mp_apt_suite.
+declare -A MP_SUITE=([5.10]=bullseye [6.1]=bookworm [6.12]=bookworm [7.2]=sid)
 
 mp_log() { printf '[movable_pool] %s\n' "$*" >&2; }
 mp_die() { mp_log "error: $*"; exit 1; }
@@ -78,23 +86,22 @@ mp_link_tree() {
 
 # The Debian ABI name to use for $1: the pinned one if still in the archive.
 mp_abi() {
-	local kver=$1 pin=${MP_PIN[$1]} pat
-	if apt-cache show "linux-headers-$pin-amd64" >/dev/null 2>&1; then
+	local kver=$1 pin=${MP_PIN[$1]:-} suite=${MP_SUITE[$1]:-} pat
+	[ -n "$suite" ] || mp_die "unknown kernel $kver"
+	if ls "$MP_CACHE/debs/linux-headers-${pin}-amd64_"*.deb >/dev/null 2>&1 ||
+	   mp_apt "$suite" apt-cache show "linux-headers-$pin-amd64" >/dev/null 2>&1; then
 		echo "$pin"
 		return
 	fi
 	case $kver in
+	5.10) pat='^linux-headers-5\.10\.0-[0-9]+-amd64$' ;;
 	6.1) pat='^linux-headers-6\.1\.0-[0-9]+-amd64$' ;;
 	6.12) pat='^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' ;;
-	*) mp_die "unknown kernel $kver" ;;
+	7.2) pat='^linux-headers-7\.2\.[0-9]+\+deb14-amd64$' ;;
 	esac
-	apt-cache search --names-only "$pat" | awk '{print $1}' | sort -V |
-		tail -1 | sed 's/^linux-headers-//; s/-amd64$//'
+	mp_apt "$suite" apt-cache search --names-only "$pat" | awk '{print $1}' |
+		sort -V | tail -1 | sed 's/^linux-headers-//; s/-amd64$//'
 }
-
-# The Debian suite each kernel comes from; bookworm's come through the
-# machine's own apt setup, the others through mp_apt_suite.
-declare -A MP_SUITE=([5.10]=bullseye [6.1]=bookworm [6.12]=bookworm [7.2]=sid)
 
 # Print apt-get options that read suite $1 from a private sources list and
 # lists directory under the cache, written from the machine's own Debian
@@ -161,14 +168,13 @@ mp_headers() {
 	if [ ! -f "$root/.mp-ready" ]; then
 		mp_log "fetching Debian $abi headers"
 		rm -rf "$root"
-		local kbuild=linux-kbuild-$kver
-		[ "$kver" = 6.1 ] || kbuild=linux-kbuild-$abi
-		mp_fetch_deb "linux-headers-$abi-amd64" "$root"
-		mp_fetch_deb "linux-headers-$abi-common" "$root"
-		mp_fetch_deb "$kbuild" "$root"
+		local kbuild=linux-kbuild-$abi suite=${MP_SUITE[$kver]}
+		case $kver in 5.10|6.1) kbuild=linux-kbuild-$kver ;; esac
+		mp_fetch_deb "linux-headers-$abi-amd64" "$root" "$suite"
+		mp_fetch_deb "linux-headers-$abi-common" "$root" "$suite"
+		mp_fetch_deb "$kbuild" "$root" "$suite"
 		# the packages refer to each other by absolute /usr/... paths
-		sed -i "s|/usr/src/linux-headers-$abi-common|$root/usr/src/linux-headers-$abi-common|g" \
-			"$hdrs/Makefile"
+		sed -i "s|\([ =]\)/usr/src/|\1$root/usr/src/|g" "$hdrs/Makefile"
 		local l t
 		for l in $(find "$root/usr/src" -maxdepth 2 -type l); do
 			t=$(readlink "$l")

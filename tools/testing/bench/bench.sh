@@ -22,6 +22,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
+# the kernels whose figures bench/RESULTS.md reports
+MP_KVERS=${MP_KVERS:-"6.1 6.12"}
 . "$here/../modules.sh"
 . "$here/../vm/vm.sh"
 

@@ -15,7 +15,8 @@ mp_vmlinuz() {
 	if [ ! -f "$root/.mp-ready" ]; then
 		mp_log "fetching Debian $abi kernel image"
 		rm -rf "$root"
-		mp_fetch_deb "linux-image-$abi-amd64-unsigned" "$root"
+		mp_fetch_deb "linux-image-$abi-amd64-unsigned" "$root" \
+			"${MP_SUITE[$kver]}"
 		touch "$root/.mp-ready"
 	fi
 	echo "$root/boot/vmlinuz-$abi-amd64"
@@ -34,8 +35,9 @@ mp_initramfs() {
 	mkdir -p "$dir/bin" "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp"
 	cp /bin/busybox "$dir/bin/busybox"
 	cp "$mods/movable_pool.ko" "$mods/samples/movable_pool/gfxbuf.ko" \
-		"$mods/samples/movable_pool/movable_pool_minimal.ko" \
-		"$mods/tools/testing/bench/bench_driver.ko" "$dir/"
+		"$mods/samples/movable_pool/movable_pool_minimal.ko" "$dir/"
+	# make bench's driver exists for the kernels it measures
+	cp "$mods/tools/testing/bench/bench_driver.ko" "$dir/" 2>/dev/null
 	gcc -static -O2 -pthread -Wall -o "$dir/gfxbuf_test" \
 		"$MP_REPO/tools/testing/vm/gfxbuf_test.c" || return 1
 	gcc -static -O2 -Wall -o "$dir/bench_run" \

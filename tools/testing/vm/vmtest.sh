@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# gfxbuf in qemu guests on Debian's 6.1 and 6.12 kernels: memory held in
+# gfxbuf in qemu guests on Debian's 5.10, 6.1 and 6.12 kernels: memory held in
 # BOs with random holes, engine jobs and mmap traffic during compaction;
 # every byte checked; pages must really move with movable=1; modules must
 # unload cleanly; every bad ioctl/mmap input gets its errno; with
@@ -17,7 +17,7 @@ ARGS=${MP_VMTEST_ARGS:---alloc-mib=400,--keep-pct=50,--tries=1}
 
 mp_need_vm_tools
 status=0
-for kver in ${1:-$MP_KVERS}; do
+for kver in ${1:-$MP_KVERS_OOT}; do
 	if ! mp_initramfs "$kver" >/dev/null; then
 		mp_result fail "vmtest-$kver/initramfs"
 		status=1

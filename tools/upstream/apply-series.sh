@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# apply-series.sh KVER: apply patches/7.x to a copy of Debian's
+# linux-source-KVER in the cache ($MP_CACHE/linux-KVER-mp), rewriting only
+# the files whose content changes so UML builds stay incremental. Fails when
+# patches/7.x is not what make-series.py makes of the current sources
+# (run `make series`), or when the series does not apply.
+set -u
+. "$(dirname "$0")/../testing/lib.sh"
+
+kver=${1:?usage: apply-series.sh KVER}
+series=$MP_REPO/patches/7.x
+pristine=$(mp_kernel_tree "$kver") || exit 1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+python3 "$MP_REPO/tools/upstream/make-series.py" "$pristine" "$work/series" \
+	"$kver" > /dev/null || exit 1
+if ! diff -r -q "$series" "$work/series" > /dev/null 2>&1; then
+	mp_log "patches/7.x is stale or missing: run 'make series' and commit it"
+	diff -ru "$series" "$work/series" 2>&1 | head -20 >&2
+	exit 1
+fi
+
+tree=$MP_CACHE/linux-$kver-mp
+# hard links: the copy costs no space; files are replaced, never edited
+[ -d "$tree" ] || cp -al "$pristine" "$tree" || exit 1
+files=$(grep -h '^diff --git ' "$series"/0*.patch | awk '{ print substr($3, 3) }' |
+	sort -u)
+for f in $files; do
+	[ -f "$pristine/$f" ] && install -D -m 644 "$pristine/$f" "$work/stage/$f"
+done
+mkdir -p "$work/stage"
+for p in "$series"/0*.patch; do
+	case $p in */0000-cover-letter.patch) continue ;; esac
+	patch -s -p1 -d "$work/stage" < "$p" || mp_die "$(basename "$p") does not apply"
+done
+# files the previous series touched and this one does not go back too
+for f in $(printf '%s\n' $files $(cat "$tree/.mp-series-files" 2>/dev/null) | sort -u); do
+	src=$work/stage/$f
+	[ -f "$src" ] || src=$pristine/$f
+	if [ ! -f "$src" ]; then
+		rm -f "$tree/$f"
+	elif ! cmp -s "$src" "$tree/$f"; then
+		rm -f "$tree/$f"
+		install -D -m 644 "$src" "$tree/$f"
+	fi
+done
+printf '%s\n' $files > "$tree/.mp-series-files"
+mp_log "patches/7.x applied to $tree"

@@ -1,0 +1,457 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Write patches/7.x: movable_pool as an in-tree series for Linux 7.x.
+
+The series is generated from this repository's sources, so there is one
+copy of the code. lib/movable_pool_compat.h becomes mm/movable_pool_vm.h
+with every kernel-version condition resolved for the target kernel; the
+other files are copied as they are, with include paths adjusted.
+
+usage: make-series.py KERNEL_TREE OUT_DIR [VERSION]
+  KERNEL_TREE  an unpatched tree (Debian's linux-source-7.2)
+  OUT_DIR      where the git format-patch files go (emptied first)
+  VERSION      the tree's version, default 7.2.0
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+DATE = '2026-12-04 00:00:00 +0000'	# fixed: the same sources give the same series
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+def replace(text, old, new, what):
+    """Replace old by new once; the tree must look as expected."""
+    if text.count(old) != 1:
+        sys.exit(f'make-series: {what}: anchor not found once: {old!r}')
+    return text.replace(old, new)
+
+
+# --- resolving the compat header for one kernel version -------------------
+
+VERSION_TEST = re.compile(
+    r'KERNEL_VERSION\((\d+),\s*(\d+),\s*(\d+)\)\s*(<=|>=|<|>|==|!=)\s*'
+    r'LINUX_VERSION_CODE')
+
+
+def kv(a, b, c):
+    return (int(a) << 16) + (int(b) << 8) + int(c)
+
+
+def truth(cond, code):
+    """True/False when the version tests decide cond, else None."""
+    def term(t):
+        t = t.strip()
+        neg = t.startswith('!')
+        m = VERSION_TEST.fullmatch(t.lstrip('!').strip())
+        if not m:
+            return None
+        lhs = kv(*m.groups()[:3])
+        val = {'<': lhs < code, '>': lhs > code, '<=': lhs <= code,
+               '>=': lhs >= code, '==': lhs == code,
+               '!=': lhs != code}[m.group(4)]
+        return (not val) if neg else val
+
+    cond = re.sub(r'\\\n', ' ', cond)
+    ors = []
+    for alt in cond.split('||'):
+        terms = [term(t) for t in alt.split('&&')]
+        if False in terms:
+            ors.append(False)
+        elif all(t is True for t in terms):
+            ors.append(True)
+        else:
+            ors.append(None)
+    if True in ors:
+        return True
+    if all(o is False for o in ors):
+        return False
+    return None
+
+
+def resolve(text, code):
+    """unifdef for version tests only: keep what this kernel compiles."""
+    lines = text.split('\n')
+    # join continued directive lines
+    joined = []
+    for line in lines:
+        if joined and joined[-1].endswith('\\') and joined[-1].lstrip().startswith('#'):
+            joined[-1] = joined[-1] + '\n' + line
+        else:
+            joined.append(line)
+    out = []
+    # stack entries: [mode, taken, emitting_parent]; mode 'keep' = the
+    # directive stays (undecided), 'drop' = resolved and removed
+    stack = []
+
+    def emitting():
+        return all(e['emit'] for e in stack)
+
+    for line in joined:
+        s = line.strip()
+        m = re.match(r'#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)', s, re.S)
+        if not m:
+            if emitting():
+                out.append(line)
+            continue
+        kind, cond = m.group(1), m.group(2)
+        if kind in ('ifdef', 'ifndef') or (kind == 'if' and truth(cond, code) is None):
+            parent = emitting()
+            stack.append({'resolved': False, 'emit': True, 'taken': False,
+                          'parent': parent})
+            if parent:
+                out.append(line)
+        elif kind == 'if':
+            val = truth(cond, code)
+            stack.append({'resolved': True, 'emit': val, 'taken': val,
+                          'parent': emitting()})
+        elif kind == 'elif':
+            e = stack[-1]
+            if not e['resolved']:
+                sys.exit('make-series: #elif after an undecided #if')
+            val = truth(cond, code)
+            if val is None:
+                sys.exit(f'make-series: undecided #elif {cond.strip()}')
+            e['emit'] = (not e['taken']) and val
+            e['taken'] = e['taken'] or val
+        elif kind == 'else':
+            e = stack[-1]
+            if e['resolved']:
+                e['emit'] = not e['taken']
+                e['taken'] = True
+            else:
+                e['emit'] = True
+                if e['parent'] and all(x['emit'] for x in stack[:-1]):
+                    out.append(line)
+        elif kind == 'endif':
+            e = stack.pop()
+            if not e['resolved'] and emitting():
+                out.append(line)
+    text = '\n'.join(out)
+    return re.sub(r'\n{3,}', '\n\n', text)
+
+
+# --- the in-tree files -----------------------------------------------------
+
+VM_HEADER_INTRO = '''/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * How movable_pool pages meet the migration core: a page type of their own
+ * (PGTY_movable_pool) plus PG_movable_ops, one struct movable_operations
+ * registered with set_movable_ops(), and ->mapping pointing at the pool's
+ * address_space (so code that dumps the page finds a real one). Also the
+ * wrappers the KUnit suite uses. Generated from movable_pool's compat
+ * header; nothing else belongs here.
+ */
+'''
+
+
+def vm_header(code):
+    text = resolve(read(os.path.join(REPO, 'lib/movable_pool_compat.h')), code)
+    body = text[text.index('#ifndef _MOVABLE_POOL_COMPAT_H'):]
+    body = body.replace('_MOVABLE_POOL_COMPAT_H', '_MM_MOVABLE_POOL_VM_H')
+    body = body.replace('#include <linux/version.h>\n', '')
+    return VM_HEADER_INTRO + body
+
+
+def library_c():
+    text = read(os.path.join(REPO, 'lib/movable_pool.c'))
+    return replace(text, '#include "movable_pool_compat.h"',
+                   '#include "movable_pool_vm.h"', 'lib/movable_pool.c')
+
+
+def kunit_c():
+    text = read(os.path.join(REPO, 'kunit/movable_pool_kunit.c'))
+    return replace(text, '#include "../lib/movable_pool_compat.h"',
+                   '#include "movable_pool_vm.h"', 'kunit/movable_pool_kunit.c')
+
+
+def kconfig_block(name):
+    """One config entry of the repository's Kconfig, as written there."""
+    text = read(os.path.join(REPO, 'Kconfig'))
+    m = re.search(r'^config %s\n(?:(?:\t.*)?\n)*' % name, text, re.M)
+    if not m:
+        sys.exit(f'make-series: no config {name} in Kconfig')
+    return m.group(0).rstrip('\n') + '\n'
+
+
+def page_type(tree):
+    """Patch 1: the page type, and the migration core accepting it."""
+    files = {}
+    pf = read(os.path.join(tree, 'include/linux/page-flags.h'))
+    pf = replace(pf, '\tPGTY_large_kmalloc\t= 0xf8,\n',
+                 '\tPGTY_large_kmalloc\t= 0xf8,\n\tPGTY_movable_pool\t= 0xf9,\n',
+                 'page-flags.h enum')
+    pf = replace(pf, 'PAGE_TYPE_OPS(Zsmalloc, zsmalloc, zsmalloc)\n',
+                 'PAGE_TYPE_OPS(Zsmalloc, zsmalloc, zsmalloc)\n\n'
+                 '/*\n * Pages of a movable_pool (mm/movable_pool.c): driver pages'
+                 ' that\n * compaction, CMA and offlining may migrate.\n */\n'
+                 'PAGE_TYPE_OPS(MovablePool, movable_pool, movable_pool)\n',
+                 'page-flags.h ops')
+    pf = replace(pf, '\t       (PageOffline(page) || PageZsmalloc(page));',
+                 '\t       (PageOffline(page) || PageZsmalloc(page) ||\n'
+                 '\t\tPageMovablePool(page));', 'page_has_movable_ops()')
+    files['include/linux/page-flags.h'] = pf
+
+    mg = read(os.path.join(tree, 'mm/migrate.c'))
+    mg = replace(mg, 'static const struct movable_operations *zsmalloc_movable_ops;\n',
+                 'static const struct movable_operations *zsmalloc_movable_ops;\n'
+                 'static const struct movable_operations *movable_pool_movable_ops;\n',
+                 'migrate.c ops')
+    mg = replace(mg, '''		zsmalloc_movable_ops = ops;
+		break;
+''', '''		zsmalloc_movable_ops = ops;
+		break;
+	case PGTY_movable_pool:
+		if (movable_pool_movable_ops && ops)
+			return -EBUSY;
+		movable_pool_movable_ops = ops;
+		break;
+''', 'set_movable_ops()')
+    mg = replace(mg, '''	if (PageZsmalloc(page))
+		return zsmalloc_movable_ops;
+''', '''	if (PageZsmalloc(page))
+		return zsmalloc_movable_ops;
+	if (PageMovablePool(page))
+		return movable_pool_movable_ops;
+''', 'page_movable_ops()')
+    files['mm/migrate.c'] = mg
+
+    dbg = read(os.path.join(tree, 'mm/debug.c'))
+    dbg = replace(dbg, '\tDEF_PAGETYPE_NAME(unaccepted),\n',
+                  '\tDEF_PAGETYPE_NAME(unaccepted),\n'
+                  '\tDEF_PAGETYPE_NAME(movable_pool),\n', 'mm/debug.c')
+    files['mm/debug.c'] = dbg
+    return files
+
+
+def library(tree, code, author):
+    """Patch 2: the library, its documentation and Kconfig entry."""
+    files = {
+        'mm/movable_pool.c': library_c(),
+        'mm/movable_pool_vm.h': vm_header(code),
+        'include/linux/movable_pool.h':
+            read(os.path.join(REPO, 'include/linux/movable_pool.h')),
+        'include/trace/events/movable_pool.h':
+            read(os.path.join(REPO, 'include/trace/events/movable_pool.h')),
+        'Documentation/core-api/movable_pool.rst':
+            read(os.path.join(REPO, 'Documentation/core-api/movable_pool.rst')),
+    }
+    kc = read(os.path.join(tree, 'mm/Kconfig'))
+    block = kconfig_block('MOVABLE_POOL').replace('depends on MMU && MIGRATION',
+                                                   'depends on MIGRATION')
+    kc = replace(kc, 'config BALLOON\n', block + '\nconfig BALLOON\n', 'mm/Kconfig')
+    files['mm/Kconfig'] = kc
+    mk = read(os.path.join(tree, 'mm/Makefile'))
+    mk = replace(mk, 'obj-$(CONFIG_ZSMALLOC)\t+= zsmalloc.o\n',
+                 'obj-$(CONFIG_ZSMALLOC)\t+= zsmalloc.o\n'
+                 'obj-$(CONFIG_MOVABLE_POOL) += movable_pool.o\n', 'mm/Makefile')
+    files['mm/Makefile'] = mk
+    idx = read(os.path.join(tree, 'Documentation/core-api/index.rst'))
+    idx = replace(idx, '   memory-allocation\n',
+                  '   memory-allocation\n   movable_pool\n', 'core-api/index.rst')
+    files['Documentation/core-api/index.rst'] = idx
+    mt = read(os.path.join(tree, 'MAINTAINERS'))
+    entry = ('MOVABLE_POOL DRIVER PAGE MIGRATION LIBRARY\n'
+             f'M:\t{author}\n'
+             'L:\tlinux-mm@kvack.org\n'
+             'S:\tMaintained\n'
+             'F:\tDocumentation/core-api/movable_pool.rst\n'
+             'F:\tinclude/linux/movable_pool.h\n'
+             'F:\tinclude/trace/events/movable_pool.h\n'
+             'F:\tmm/movable_pool*\n\n')
+    # entries are sorted by title: go in before the first that sorts after
+    titles = re.finditer(r'^([A-Z0-9][^\n]*)\n[A-Z]:\t', mt, re.M)
+    pos = next((m.start() for m in titles
+                if m.group(1) > entry.split('\n')[0]), None)
+    if pos is None:
+        sys.exit('make-series: cannot place the MAINTAINERS entry')
+    files['MAINTAINERS'] = mt[:pos] + entry + mt[pos:]
+    return files
+
+
+def kunit(tree, prev_kconfig, prev_makefile):
+    """Patch 3: the KUnit suite."""
+    files = {'mm/movable_pool_kunit.c': kunit_c()}
+    block = kconfig_block('MOVABLE_POOL_KUNIT_TEST')
+    files['mm/Kconfig'] = replace(prev_kconfig, 'config BALLOON\n',
+                                  block + '\nconfig BALLOON\n', 'mm/Kconfig test')
+    files['mm/Makefile'] = replace(
+        prev_makefile, 'obj-$(CONFIG_MOVABLE_POOL) += movable_pool.o\n',
+        'obj-$(CONFIG_MOVABLE_POOL) += movable_pool.o\n'
+        'obj-$(CONFIG_MOVABLE_POOL_KUNIT_TEST) += movable_pool_kunit.o\n',
+        'mm/Makefile test')
+    return files
+
+
+# --- messages ----------------------------------------------------------------
+
+def bench_figures():
+    """The 40% rows of make bench, as bench/RESULTS.md has them."""
+    text = read(os.path.join(REPO, 'bench/RESULTS.md'))
+    out = []
+    for m in re.finditer(r'^Linux (\S+); no driver: (\d+) huge pages', text, re.M):
+        kver = m.group(1)
+        rest = text[m.end():]
+        row = re.search(r'^\| 40% [^\n]*', rest, re.M).group(0)
+        cells = [c.strip() for c in row.strip('|').split('|')]
+        out.append((kver, m.group(2), cells))
+    return out
+
+
+def cover_letter(n, stat):
+    rows = []
+    for kver, none, c in bench_figures():
+        rows.append(f'  {kver:5} {none:>4}  {c[1]:>5}  {c[2].split()[0]:>4}  '
+                    f'{c[3].split()[0]:>10}  {c[4].split()[0]:>12}  '
+                    f'{c[5].split()[0]:>9}')
+    table = '\n'.join(rows)
+    return f'''Subject: [PATCH 0/{n}] mm: movable_pool, driver pages that compaction can move
+
+Drivers that keep many order-0 pages for a long time (GPU buffer objects,
+compressed pools, firmware scratch) scatter unmovable pages across memory,
+and one such page in a pageblock is enough to deny compaction a huge page,
+a CMA allocation or an offlinable block. Since 6.17 only two page types can
+be movable (balloon and zsmalloc pages, registered with set_movable_ops()),
+so a driver outside mm/ has no way to make its pages movable at all.
+
+This series adds movable_pool, the library Gioh Kim's 2015 "Making kernel
+pages movable" asked for. A driver supplies one routine that copies a page
+and repoints its own references; the library owns the rest: the page type
+and movable_ops registration, isolate/putback/migrate and their locking,
+pinning (a page a device is using never moves), user mappings through the
+pool's address_space (zapped before a page moves), teardown against
+concurrent compaction, statistics and trace events. It allocates nothing
+per page: what it knows of a page lives in the page's own struct page.
+
+Patch 1 adds PGTY_movable_pool and teaches set_movable_ops() and
+page_movable_ops() about it. Patch 2 adds the library and its
+documentation. Patch 3 adds a KUnit suite that drives the real migration
+core: isolate_movable_ops_page(), migrate_pages(), putback_movable_pages()
+and alloc_contig_range() on pageblocks it fragments itself, pins racing
+migration on two CPUs, and destroy racing the VM.
+
+The same sources build out of tree for 5.10 (address_space_operations),
+and 6.1 and 6.12 (struct movable_operations in ->mapping); this series is
+generated from them. Measured there (qemu guests, 1 GiB, 40% of memory
+held with random holes, huge pages obtained after compact_memory, median
+of 5 boots; "limit" is what perfect packing of the held memory allows):
+
+  linux none  limit  anon  hand-rolled  movable_pool  unmovable
+{table}
+
+so pool pages cost compaction what anonymous memory does, against a
+third of the huge pages for the same memory held unmovable.
+
+Tested with the KUnit suite on UML (2 CPUs, KASAN, lockdep, DEBUG_VM).
+
+'''
+
+
+MESSAGES = [
+    ('mm: add a page type for movable_pool pages', '''\
+Since 6.17 the migration core finds the movable_operations of a page
+through its type, and accepts only balloon (PGTY_offline) and zsmalloc
+pages. Add PGTY_movable_pool for the pages of the movable_pool library
+that follows, so drivers can make the pages they allocate movable:
+page_has_movable_ops() and page_movable_ops() learn the type, and
+set_movable_ops() accepts it. Name it in dump_page() as well.
+'''),
+    ('mm: add movable_pool, a library that makes driver pages movable', '''\
+A driver that keeps many order-0 pages for a long time blocks compaction,
+CMA and memory offlining unless the VM can migrate those pages, and only
+the driver knows who points at them. movable_pool lets the driver supply
+one copy-and-fixup routine and handles the rest: PGTY_movable_pool and its
+movable_operations, isolation, migration and putback with their locking,
+pinning, user mappings through a per-pool address_space, teardown while
+the VM holds pages isolated, debugfs statistics and trace events.
+
+Nothing is allocated per page; the page's own struct page holds the pool
+(->mapping, the pool's address_space), the driver's owner cookie
+(->private), index, pin count and state (->index) and the pool's list
+(->lru, while not isolated). See Documentation/core-api/movable_pool.rst.
+'''),
+    ('mm: movable_pool: add a KUnit suite', '''\
+The cases call the migration core directly (isolate_movable_ops_page(),
+migrate_pages(), putback_movable_pages(), alloc_contig_range() on a
+pageblock the test fragments with random holes), so the option is bool
+and needs KUNIT=y. Run with two CPUs, pin/unpin and migration race for
+real: tools/testing/kunit/kunit.py run --kconfig_add CONFIG_SMP=y
+--kernel_args ncpus=2 with mm/.kunitconfig-style options MOVABLE_POOL=y,
+MOVABLE_POOL_KUNIT_TEST=y, COMPACTION=y, CMA=y.
+'''),
+]
+
+
+def git(cwd, *args, env=None):
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    return subprocess.run(['git', *args], cwd=cwd, check=True, env=e,
+                          stdout=subprocess.PIPE, text=True).stdout
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    tree, out = sys.argv[1], os.path.abspath(sys.argv[2])
+    major, minor = (sys.argv[3] if len(sys.argv) > 3 else '7.2').split('.')[:2]
+    code = kv(major, minor, 0)
+    author = git(REPO, 'log', '-1', '--format=%an <%ae>', '--',
+                 'lib/movable_pool.c').strip()
+    name, email = re.match(r'(.*) <(.*)>', author).groups()
+    ident = {'GIT_AUTHOR_NAME': name, 'GIT_AUTHOR_EMAIL': email,
+             'GIT_COMMITTER_NAME': name, 'GIT_COMMITTER_EMAIL': email,
+             'GIT_AUTHOR_DATE': DATE, 'GIT_COMMITTER_DATE': DATE}
+
+    p1 = page_type(tree)
+    p2 = library(tree, code, author)
+    p3 = kunit(tree, p2['mm/Kconfig'], p2['mm/Makefile'])
+    patches = [p1, p2, p3]
+
+    with tempfile.TemporaryDirectory() as work:
+        git(work, 'init', '-q')
+        git(work, 'config', 'core.autocrlf', 'false')
+        base = sorted({f for p in patches for f in p})
+        for f in base:
+            src = os.path.join(tree, f)
+            if os.path.exists(src):
+                write(os.path.join(work, f), read(src))
+        git(work, 'add', '-A')
+        git(work, 'commit', '-q', '-m', 'base', env=ident)
+        for files, (subject, body) in zip(patches, MESSAGES):
+            for f, text in files.items():
+                write(os.path.join(work, f), text)
+            git(work, 'add', '-A')
+            msg = f'{subject}\n\n{body}\nSigned-off-by: {author}\n'
+            git(work, 'commit', '-q', '-m', msg, env=ident)
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        git(work, 'format-patch', '-q', '--cover-letter', '--no-signature',
+            '--zero-commit', '-o', out, 'HEAD~%d' % len(patches), env=ident)
+        stat = git(work, 'diff', '--stat', 'HEAD~%d' % len(patches), 'HEAD')
+
+    cover = os.path.join(out, '0000-cover-letter.patch')
+    text = read(cover)
+    head, rest = text.split('Subject: ', 1)
+    rest = rest.split('\n*** BLURB HERE ***\n', 1)[1]
+    write(cover, head + cover_letter(len(patches), stat) + rest.lstrip('\n'))
+    print(out)
+
+
+if __name__ == '__main__':
+    main()
