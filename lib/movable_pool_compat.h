@@ -215,8 +215,8 @@ static inline unsigned long *mp_page_word(struct page *page)
 #endif
 }
 
-#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
-/* Newer than every kernel the library builds out of tree for. */
+/* Newer kernels (Debian's 6.12 among them) have it. */
+#ifndef kzalloc_obj
 #define kzalloc_obj(obj, gfp)	kzalloc(sizeof(obj), gfp)
 #endif
 

@@ -84,8 +84,15 @@ def truth(cond, code):
     return None
 
 
-def resolve(text, code):
-    """unifdef for version tests only: keep what this kernel compiles."""
+def tree_defines(tree, name):
+    """Whether the target tree's headers #define @name."""
+    return subprocess.run(['grep', '-rqsE', r'^#\s*define\s+%s\b' % name,
+                           os.path.join(tree, 'include')]).returncode == 0
+
+
+def resolve(text, code, tree):
+    """unifdef for version tests and for #ifdef/#ifndef of macros the
+    target tree defines: keep what this kernel compiles."""
     lines = text.split('\n')
     # join continued directive lines
     joined = []
@@ -110,7 +117,14 @@ def resolve(text, code):
                 out.append(line)
             continue
         kind, cond = m.group(1), m.group(2)
-        if kind in ('ifdef', 'ifndef') or (kind == 'if' and truth(cond, code) is None):
+        if kind in ('ifdef', 'ifndef') and tree_defines(tree, cond.strip()):
+            # a kernel facility the tree has: #ifdef kept, #ifndef dropped
+            kind, cond = 'if', '1' if kind == 'ifdef' else '0'
+        if kind == 'if' and cond in ('0', '1'):
+            val = cond == '1'
+            stack.append({'resolved': True, 'emit': val, 'taken': val,
+                          'parent': emitting()})
+        elif kind in ('ifdef', 'ifndef') or (kind == 'if' and truth(cond, code) is None):
             parent = emitting()
             stack.append({'resolved': False, 'emit': True, 'taken': False,
                           'parent': parent})
@@ -160,8 +174,9 @@ VM_HEADER_INTRO = '''/* SPDX-License-Identifier: GPL-2.0 */
 '''
 
 
-def vm_header(code):
-    text = resolve(read(os.path.join(REPO, 'lib/movable_pool_compat.h')), code)
+def vm_header(code, tree):
+    text = resolve(read(os.path.join(REPO, 'lib/movable_pool_compat.h')), code,
+                   tree)
     body = text[text.index('#ifndef _MOVABLE_POOL_COMPAT_H'):]
     body = body.replace('_MOVABLE_POOL_COMPAT_H', '_MM_MOVABLE_POOL_VM_H')
     body = body.replace('#include <linux/version.h>\n', '')
@@ -243,7 +258,7 @@ def library(tree, code, author):
     """Patch 2: the library, its documentation and Kconfig entry."""
     files = {
         'mm/movable_pool.c': library_c(),
-        'mm/movable_pool_vm.h': vm_header(code),
+        'mm/movable_pool_vm.h': vm_header(code, tree),
         'include/linux/movable_pool.h':
             read(os.path.join(REPO, 'include/linux/movable_pool.h')),
         'include/trace/events/movable_pool.h':
