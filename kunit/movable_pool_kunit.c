@@ -925,6 +925,32 @@ static int mpt_async_destroy(struct mpt_async *a)
 	return 0;
 }
 
+/* Fill @n pages and hold a reference to each, to watch their fate. */
+static void mpt_fill_watched(struct kunit *test, struct page **watch, int n)
+{
+	struct mpt_ctx *ctx = test->priv;
+	int i;
+
+	mpt_fill(test, 0, n);
+	for (i = 0; i < n; i++) {
+		watch[i] = ctx->table[i];
+		get_page(watch[i]);
+	}
+}
+
+/* The pool let go of every watched page: only our reference is left. */
+static void mpt_expect_released(struct kunit *test, struct page **watch, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, page_count(watch[i]), 1);
+		KUNIT_EXPECT_FALSE(test, mp_page_isolated(watch[i]));
+		mpt_expect_detached(test, watch[i]);
+		put_page(watch[i]);
+	}
+}
+
 static void test_destroy_with_isolated_pages(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
@@ -933,11 +959,7 @@ static void test_destroy_with_isolated_pages(struct kunit *test)
 	LIST_HEAD(list);
 	int i;
 
-	mpt_fill(test, 0, 4);
-	for (i = 0; i < 4; i++) {
-		watch[i] = ctx->table[i];
-		get_page(watch[i]);
-	}
+	mpt_fill_watched(test, watch, 4);
 	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(watch[1]));
 	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(watch[2]));
 	for (i = 0; i < 4; i++)
@@ -953,12 +975,7 @@ static void test_destroy_with_isolated_pages(struct kunit *test)
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&destroyer.done, 10 * HZ),
 			0UL);
 	ctx->pool = NULL;
-	for (i = 0; i < 4; i++) {
-		KUNIT_EXPECT_EQ(test, page_count(watch[i]), 1);
-		KUNIT_EXPECT_FALSE(test, mp_page_isolated(watch[i]));
-		mpt_expect_detached(test, watch[i]);
-		put_page(watch[i]);
-	}
+	mpt_expect_released(test, watch, 4);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
 }
 
@@ -970,12 +987,9 @@ static void test_destroy_frees_forgotten_pages(struct kunit *test)
 	LIST_HEAD(list);
 	int i;
 
-	mpt_fill(test, 0, 8);
-	for (i = 0; i < 8; i++) {
-		watch[i] = ctx->table[i];
-		get_page(watch[i]);
+	mpt_fill_watched(test, watch, 8);
+	for (i = 0; i < 8; i++)
 		ctx->table[i] = NULL;	/* the "driver" forgets them */
-	}
 	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(watch[5]));
 
 	/* destroy waits until the VM hands the isolated page back ... */
@@ -990,12 +1004,7 @@ static void test_destroy_frees_forgotten_pages(struct kunit *test)
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&destroyer.done, 10 * HZ),
 			0UL);
 	ctx->pool = NULL;
-	for (i = 0; i < 8; i++) {
-		KUNIT_EXPECT_EQ(test, page_count(watch[i]), 1);
-		KUNIT_EXPECT_FALSE(test, mp_page_isolated(watch[i]));
-		mpt_expect_detached(test, watch[i]);
-		put_page(watch[i]);
-	}
+	mpt_expect_released(test, watch, 8);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
 }
 

@@ -57,6 +57,24 @@ check kernel-doc "$out"
 # (under drivers/misc/movable_pool/) count there.
 warnings() { grep -E 'warning|error' | grep -v '^make' | grep -- "${1:-}"; }
 
+# uml_w1 KVER TREE TARGETS FILTER: rebuild TARGETS in KVER's KUnit build
+# with W=1 and sparse; warnings in files matching FILTER fail.
+uml_w1() {
+	local kver=$1 tree=$2 targets=$3 filter=$4 build=$MP_CACHE/uml-$1 log
+	if [ ! -f "$build/.config" ]; then
+		mp_log "no UML build for $kver yet: run tools/testing/kunit.sh first"
+		mp_result fail "w1-sparse-uml-$kver"
+		status=1
+		return
+	fi
+	find "$build" -path "*$filter*.o" -delete 2>/dev/null
+	# shellcheck disable=SC2086
+	log=$(make -C "$tree" ARCH=um O="$build" W=1 C=1 -j"$(nproc)" \
+		$targets 2>&1) || log="$log
+build failed"
+	check "w1-sparse-uml-$kver" "$(printf '%s\n' "$log" | warnings "$filter")"
+}
+
 for kver in $MP_KVERS_OOT; do
 	log=$(MP_MAKE_ARGS="W=1 C=1" mp_build_modules "$kver" 2>&1 >/dev/null)
 	rc=$?
@@ -66,22 +84,8 @@ build failed"
 
 	# in tree, as linked for KUnit: the suite itself is only built there
 	ktree=$(mp_kernel_tree "$kver")
-	build=$MP_CACHE/uml-$kver
-	if [ -f "$build/.config" ]; then
-		mp_link_tree "$ktree"
-		find "$build/drivers/misc/movable_pool/" -name '*.o' -delete 2>/dev/null
-		log=$(make -C "$ktree" ARCH=um O="$build" W=1 C=1 \
-			-j"$(nproc)" drivers/misc/movable_pool/ 2>&1)
-		rc=$?
-		[ $rc -eq 0 ] || log="$log
-build failed"
-		check "w1-sparse-uml-$kver" \
-			"$(printf '%s\n' "$log" | warnings drivers/misc/movable_pool/)"
-	else
-		mp_log "no UML build for $kver yet: run tools/testing/kunit.sh first"
-		mp_result fail "w1-sparse-uml-$kver"
-		status=1
-	fi
+	mp_link_tree "$ktree"
+	uml_w1 "$kver" "$ktree" drivers/misc/movable_pool/ drivers/misc/movable_pool/
 done
 # 7.x: the series as it would be posted, and the code as the tree builds it
 for kver in $MP_KVERS_ALL; do
@@ -98,21 +102,12 @@ for kver in $MP_KVERS_ALL; do
 	done 2>&1)
 	check "checkpatch-series-$kver" "$out"
 
-	build=$MP_CACHE/uml-$kver
-	if [ -f "$build/.config" ] &&
-	   bash "$MP_REPO/tools/upstream/apply-series.sh" "$kver"; then
-		rm -f "$build"/mm/movable_pool*.o
-		log=$(make -C "$MP_CACHE/linux-$kver-mp" ARCH=um O="$build" W=1 C=1 \
-			-j"$(nproc)" mm/movable_pool.o mm/movable_pool_kunit.o 2>&1)
-		rc=$?
-		[ $rc -eq 0 ] || log="$log
-build failed"
-		check "w1-sparse-uml-$kver" \
-			"$(printf '%s\n' "$log" | warnings mm/movable_pool)"
-	else
-		mp_log "no UML build for $kver yet: run tools/testing/kunit.sh first"
+	if ! bash "$MP_REPO/tools/upstream/apply-series.sh" "$kver"; then
 		mp_result fail "w1-sparse-uml-$kver"
 		status=1
+		continue
 	fi
+	uml_w1 "$kver" "$MP_CACHE/linux-$kver-mp" \
+		"mm/movable_pool.o mm/movable_pool_kunit.o" mm/movable_pool
 done
 exit $status

@@ -204,53 +204,47 @@ def kconfig_block(name):
     return m.group(0).rstrip('\n') + '\n'
 
 
+def insert(tree, files, path, edits):
+    """Insert each (anchor, text) right after its anchor in @path, reading
+    the file from @files if an earlier step changed it, else from @tree."""
+    text = files.get(path) or read(os.path.join(tree, path))
+    for anchor, added in edits:
+        text = replace(text, anchor, anchor + added, path)
+    files[path] = text
+
+
+PAGE_TYPE = {
+    'include/linux/page-flags.h': [
+        ('\tPGTY_large_kmalloc\t= 0xf8,\n', '\tPGTY_movable_pool\t= 0xf9,\n'),
+        ('PAGE_TYPE_OPS(Zsmalloc, zsmalloc, zsmalloc)\n',
+         '\n/*\n * Pages of a movable_pool (mm/movable_pool.c): driver pages'
+         ' that\n * compaction, CMA and offlining may migrate.\n */\n'
+         'PAGE_TYPE_OPS(MovablePool, movable_pool, movable_pool)\n'),
+        ('\t       (PageOffline(page) || PageZsmalloc(page)',
+         ' ||\n\t\tPageMovablePool(page)'),
+    ],
+    'mm/migrate.c': [
+        ('static const struct movable_operations *zsmalloc_movable_ops;\n',
+         'static const struct movable_operations *movable_pool_movable_ops;\n'),
+        ('\t\tzsmalloc_movable_ops = ops;\n\t\tbreak;\n',
+         '\tcase PGTY_movable_pool:\n'
+         '\t\tif (movable_pool_movable_ops && ops)\n'
+         '\t\t\treturn -EBUSY;\n'
+         '\t\tmovable_pool_movable_ops = ops;\n\t\tbreak;\n'),
+        ('\tif (PageZsmalloc(page))\n\t\treturn zsmalloc_movable_ops;\n',
+         '\tif (PageMovablePool(page))\n\t\treturn movable_pool_movable_ops;\n'),
+    ],
+    'mm/debug.c': [
+        ('\tDEF_PAGETYPE_NAME(unaccepted),\n', '\tDEF_PAGETYPE_NAME(movable_pool),\n'),
+    ],
+}
+
+
 def page_type(tree):
     """Patch 1: the page type, and the migration core accepting it."""
     files = {}
-    pf = read(os.path.join(tree, 'include/linux/page-flags.h'))
-    pf = replace(pf, '\tPGTY_large_kmalloc\t= 0xf8,\n',
-                 '\tPGTY_large_kmalloc\t= 0xf8,\n\tPGTY_movable_pool\t= 0xf9,\n',
-                 'page-flags.h enum')
-    pf = replace(pf, 'PAGE_TYPE_OPS(Zsmalloc, zsmalloc, zsmalloc)\n',
-                 'PAGE_TYPE_OPS(Zsmalloc, zsmalloc, zsmalloc)\n\n'
-                 '/*\n * Pages of a movable_pool (mm/movable_pool.c): driver pages'
-                 ' that\n * compaction, CMA and offlining may migrate.\n */\n'
-                 'PAGE_TYPE_OPS(MovablePool, movable_pool, movable_pool)\n',
-                 'page-flags.h ops')
-    pf = replace(pf, '\t       (PageOffline(page) || PageZsmalloc(page));',
-                 '\t       (PageOffline(page) || PageZsmalloc(page) ||\n'
-                 '\t\tPageMovablePool(page));', 'page_has_movable_ops()')
-    files['include/linux/page-flags.h'] = pf
-
-    mg = read(os.path.join(tree, 'mm/migrate.c'))
-    mg = replace(mg, 'static const struct movable_operations *zsmalloc_movable_ops;\n',
-                 'static const struct movable_operations *zsmalloc_movable_ops;\n'
-                 'static const struct movable_operations *movable_pool_movable_ops;\n',
-                 'migrate.c ops')
-    mg = replace(mg, '''		zsmalloc_movable_ops = ops;
-		break;
-''', '''		zsmalloc_movable_ops = ops;
-		break;
-	case PGTY_movable_pool:
-		if (movable_pool_movable_ops && ops)
-			return -EBUSY;
-		movable_pool_movable_ops = ops;
-		break;
-''', 'set_movable_ops()')
-    mg = replace(mg, '''	if (PageZsmalloc(page))
-		return zsmalloc_movable_ops;
-''', '''	if (PageZsmalloc(page))
-		return zsmalloc_movable_ops;
-	if (PageMovablePool(page))
-		return movable_pool_movable_ops;
-''', 'page_movable_ops()')
-    files['mm/migrate.c'] = mg
-
-    dbg = read(os.path.join(tree, 'mm/debug.c'))
-    dbg = replace(dbg, '\tDEF_PAGETYPE_NAME(unaccepted),\n',
-                  '\tDEF_PAGETYPE_NAME(unaccepted),\n'
-                  '\tDEF_PAGETYPE_NAME(movable_pool),\n', 'mm/debug.c')
-    files['mm/debug.c'] = dbg
+    for path, edits in PAGE_TYPE.items():
+        insert(tree, files, path, edits)
     return files
 
 
@@ -266,20 +260,16 @@ def library(tree, code, author):
         'Documentation/core-api/movable_pool.rst':
             read(os.path.join(REPO, 'Documentation/core-api/movable_pool.rst')),
     }
-    kc = read(os.path.join(tree, 'mm/Kconfig'))
     block = kconfig_block('MOVABLE_POOL').replace('depends on MMU && MIGRATION',
                                                    'depends on MIGRATION')
-    kc = replace(kc, 'config BALLOON\n', block + '\nconfig BALLOON\n', 'mm/Kconfig')
-    files['mm/Kconfig'] = kc
-    mk = read(os.path.join(tree, 'mm/Makefile'))
-    mk = replace(mk, 'obj-$(CONFIG_ZSMALLOC)\t+= zsmalloc.o\n',
-                 'obj-$(CONFIG_ZSMALLOC)\t+= zsmalloc.o\n'
-                 'obj-$(CONFIG_MOVABLE_POOL) += movable_pool.o\n', 'mm/Makefile')
-    files['mm/Makefile'] = mk
-    idx = read(os.path.join(tree, 'Documentation/core-api/index.rst'))
-    idx = replace(idx, '   memory-allocation\n',
-                  '   memory-allocation\n   movable_pool\n', 'core-api/index.rst')
-    files['Documentation/core-api/index.rst'] = idx
+    files['mm/Kconfig'] = replace(read(os.path.join(tree, 'mm/Kconfig')),
+                                  'config BALLOON\n',
+                                  block + '\nconfig BALLOON\n', 'mm/Kconfig')
+    insert(tree, files, 'mm/Makefile', [
+        ('obj-$(CONFIG_ZSMALLOC)\t+= zsmalloc.o\n',
+         'obj-$(CONFIG_MOVABLE_POOL) += movable_pool.o\n')])
+    insert(tree, files, 'Documentation/core-api/index.rst', [
+        ('   memory-allocation\n', '   movable_pool\n')])
     mt = read(os.path.join(tree, 'MAINTAINERS'))
     entry = ('MOVABLE_POOL DRIVER PAGE MIGRATION LIBRARY\n'
              f'M:\t{author}\n'
