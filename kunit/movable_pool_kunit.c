@@ -33,6 +33,7 @@ struct mpt_ctx {
 	struct mutex lock;		/* the "driver lock": guards table[] */
 	struct page *table[MPT_PAGES];
 	atomic_t in_use[MPT_PAGES];	/* set while a "device" uses the page */
+	atomic_t held[MPT_PAGES];	/* pinned or about to be: do not free */
 
 	/* what the routine saw and did */
 	atomic_t calls;
@@ -40,6 +41,7 @@ struct mpt_ctx {
 	pgoff_t last_index;
 	int bad_refs;
 	int violations;
+	atomic_t gone;			/* routine found the page freed */
 
 	/* how the routine misbehaves */
 	int fail_with;
@@ -88,10 +90,13 @@ static int mpt_migrate(struct movable_pool *pool, void *owner, pgoff_t index,
 	} else {
 		mutex_lock(&ctx->lock);
 	}
-	if (index >= MPT_PAGES || ctx->table[index] != src ||
-	    owner != &ctx->table[index]) {
+	if (index >= MPT_PAGES || owner != &ctx->table[index]) {
 		ctx->bad_refs++;
 		ret = -EINVAL;
+	} else if (ctx->table[index] != src) {
+		/* freed while it was moving (and the slot maybe refilled) */
+		atomic_inc(&ctx->gone);
+		ret = -ENOENT;
 	} else {
 		if (atomic_read(&ctx->in_use[index]))
 			ctx->violations++;
@@ -1360,6 +1365,146 @@ static void test_concurrent_pin_and_migrate(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+/* Several "driver" threads and a "compactor", all at once. */
+struct mpt_worker {
+	struct mpt_ctx *ctx;
+	u32 seed;
+	int allocs, frees, pins, pin_busy, moves, bad_data;
+};
+
+static u32 mpt_next(u32 *seed)
+{
+	*seed = *seed * 1664525u + 1013904223u;
+	return *seed >> 8;
+}
+
+/* Fill, pin and check, or take out and free a random slot, over and over. */
+static int mpt_driver_fn(void *data)
+{
+	struct mpt_worker *w = data;
+	struct mpt_ctx *ctx = w->ctx;
+	struct page *page;
+	unsigned int i;
+
+	while (!kthread_should_stop()) {
+		i = mpt_next(&w->seed) % MPT_PAGES;
+		mutex_lock(&ctx->lock);
+		page = ctx->table[i];
+		if (!page) {
+			mutex_unlock(&ctx->lock);
+			page = movable_pool_alloc_page(ctx->pool, MPT_GFP,
+						       &ctx->table[i], i);
+			if (IS_ERR(page))
+				continue;
+			mpt_write_pattern(page, i);
+			mutex_lock(&ctx->lock);
+			if (ctx->table[i]) {	/* another thread was first */
+				mutex_unlock(&ctx->lock);
+				movable_pool_free_page(ctx->pool, page);
+				continue;
+			}
+			ctx->table[i] = page;
+			mutex_unlock(&ctx->lock);
+			w->allocs++;
+		} else if (mpt_next(&w->seed) & 1) {
+			if (movable_pool_pin(page)) {
+				mutex_unlock(&ctx->lock);
+				w->pin_busy++;
+				continue;
+			}
+			atomic_set(&ctx->in_use[i], 1);
+			atomic_inc(&ctx->held[i]);
+			mutex_unlock(&ctx->lock);
+			w->bad_data += !mpt_pattern_ok(page, i);
+			atomic_set(&ctx->in_use[i], 0);
+			movable_pool_unpin(page);
+			atomic_dec(&ctx->held[i]);
+			w->pins++;
+		} else if (atomic_read(&ctx->held[i])) {
+			mutex_unlock(&ctx->lock);	/* a driver frees no page in use */
+		} else {
+			ctx->table[i] = NULL;
+			mutex_unlock(&ctx->lock);
+			/* ours alone now: a migration in flight gives up */
+			w->bad_data += !mpt_pattern_ok(page, i);
+			movable_pool_free_page(ctx->pool, page);
+			w->frees++;
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Migrate random pool pages, as compaction would. */
+static int mpt_compactor_fn(void *data)
+{
+	struct mpt_worker *w = data;
+	struct mpt_ctx *ctx = w->ctx;
+	struct page *page;
+	unsigned int i;
+
+	while (!kthread_should_stop()) {
+		i = mpt_next(&w->seed) % MPT_PAGES;
+		mutex_lock(&ctx->lock);
+		page = ctx->table[i];
+		if (page)
+			get_page(page);
+		mutex_unlock(&ctx->lock);
+		if (page) {
+			w->moves += mpt_move(page, i & 1 ? MIGRATE_SYNC :
+					     MIGRATE_ASYNC) == 0;
+			put_page(page);
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+#define MPT_DRIVERS	3
+
+static void test_concurrent_alloc_free_pin_migrate(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_worker w[MPT_DRIVERS + 1] = {};
+	struct task_struct *task[MPT_DRIVERS + 1];
+	int i, allocs = 0, frees = 0, pins = 0, busy = 0, bad = 0, held = 0;
+	struct movable_pool_stats s;
+
+	for (i = 0; i <= MPT_DRIVERS; i++) {
+		w[i].ctx = ctx;
+		w[i].seed = 0x5eed + i;
+		task[i] = kthread_run(i < MPT_DRIVERS ? mpt_driver_fn :
+				      mpt_compactor_fn, &w[i], "mpt_worker%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task[i]));
+	}
+	msleep(1000);
+	for (i = 0; i <= MPT_DRIVERS; i++) {
+		kthread_stop(task[i]);
+		allocs += w[i].allocs;
+		frees += w[i].frees;
+		pins += w[i].pins;
+		busy += w[i].pin_busy;
+		bad += w[i].bad_data;
+	}
+	s = mpt_stats(ctx);
+	kunit_info(test, "%d allocs, %d frees, %d pins (%d refused), %d migrations, %lu isolations refused, %d frees raced a migration\n",
+		   allocs, frees, pins, busy, w[MPT_DRIVERS].moves,
+		   s.pin_refused, atomic_read(&ctx->gone));
+	KUNIT_EXPECT_GT(test, allocs, 0);
+	KUNIT_EXPECT_GT(test, frees, 0);
+	KUNIT_EXPECT_GT(test, pins, 0);
+	KUNIT_EXPECT_GT(test, w[MPT_DRIVERS].moves, 0);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	for (i = 0; i < MPT_PAGES; i++) {
+		if (!ctx->table[i])
+			continue;
+		held++;
+		KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[i], i));
+	}
+	KUNIT_EXPECT_EQ(test, s.pages, (unsigned long)held);
+	mpt_expect_idle(test, ctx);
+}
+
 #define MPT_BENCH_PAGES	256
 #define MPT_BENCH_REPS	20	/* the minimum is the least disturbed run */
 
@@ -1535,6 +1680,7 @@ static struct kunit_case movable_pool_test_cases[] = {
 	KUNIT_CASE(test_contig_range_migrates_pool_pages),
 	KUNIT_CASE(test_contig_range_blocked_by_pin),
 	KUNIT_CASE(test_concurrent_pin_and_migrate),
+	KUNIT_CASE(test_concurrent_alloc_free_pin_migrate),
 	KUNIT_CASE(test_bench_alloc_free),
 	KUNIT_CASE(test_bench_migrate),
 	{}
