@@ -10,17 +10,22 @@
  */
 
 #include <kunit/test.h>
+#include <linux/anon_inodes.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/file.h>
 #include <linux/highmem.h>
 #include <linux/kthread.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/mmzone.h>
 #include <linux/movable_pool.h>
 #include <linux/mutex.h>
 #include <linux/page-isolation.h>
 #include <linux/pagemap.h>
+#include <linux/sched/mm.h>
+#include <linux/uaccess.h>
 
 #include "../lib/movable_pool_compat.h"
 
@@ -42,6 +47,7 @@ struct mpt_ctx {
 	int bad_refs;
 	int violations;
 	atomic_t gone;			/* routine found the page freed */
+	atomic_t faults;		/* user mapping faults served */
 
 	/* how the routine misbehaves */
 	int fail_with;
@@ -1295,6 +1301,130 @@ static void test_contig_range_blocked_by_pin(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+/* A "driver" mmap: table[N] at file offset N pages, as the header asks. */
+static vm_fault_t mpt_fault(struct vm_fault *vmf)
+{
+	struct mpt_ctx *ctx = vmf->vma->vm_private_data;
+	struct page *page = NULL;
+	vm_fault_t ret;
+
+	mutex_lock(&ctx->lock);
+	if (vmf->pgoff < MPT_PAGES)
+		page = ctx->table[vmf->pgoff];
+	if (page)
+		get_page(page);
+	mutex_unlock(&ctx->lock);
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	ret = movable_pool_insert_pfn(ctx->pool, vmf, page);
+	put_page(page);
+	atomic_inc(&ctx->faults);
+	return ret;
+}
+
+static const struct vm_operations_struct mpt_vm_ops = {
+	.fault = mpt_fault,
+};
+
+static int mpt_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	vma->vm_private_data = file->private_data;
+	vma->vm_ops = &mpt_vm_ops;
+	mp_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
+}
+
+static const struct file_operations mpt_fops = {
+	.mmap = mpt_mmap,
+};
+
+/*
+ * Map @len bytes of the pool's file into an mm of the test's own, so the
+ * test reaches it with get_user()/put_user(). Returns the address or 0.
+ */
+static unsigned long mpt_user_map(struct kunit *test, struct file **filep,
+				  unsigned long len)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mm_struct *mm;
+	unsigned long addr;
+	struct file *file;
+
+	file = anon_inode_getfile("mpt", &mpt_fops, ctx, O_RDWR);
+	if (IS_ERR(file))
+		return 0;
+	file->f_mapping = movable_pool_mapping(ctx->pool);
+	if (!current->mm) {
+		mm = mm_alloc();
+		if (!mm) {
+			fput(file);
+			return 0;
+		}
+		mm->task_size = TASK_SIZE;
+		arch_pick_mmap_layout(mm, &current->signal->rlim[RLIMIT_STACK]);
+		kthread_use_mm(mm);	/* the test thread drops it on exit */
+	}
+	addr = vm_mmap(file, 0, len, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+	if (IS_ERR_VALUE(addr)) {
+		fput(file);
+		return 0;
+	}
+	*filep = file;
+	return addr;
+}
+
+static int mpt_user_word(unsigned long addr, unsigned int i, u32 *val)
+{
+	return get_user(*val, (u32 __user *)(addr + i * PAGE_SIZE));
+}
+
+static void test_user_mapping_follows_migration(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct file *file = NULL;
+	unsigned long addr;
+	struct page *old;
+	u32 val, *p;
+	int i;
+
+	mpt_fill(test, 0, 3);
+	addr = mpt_user_map(test, &file, 4 * PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, mpt_user_word(addr, i, &val), 0);
+		KUNIT_EXPECT_EQ(test, val, mpt_word(i, 0));
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 3);
+
+	/* the page moves: its PTE goes, and the next access maps the new one */
+	old = ctx->table[1];
+	KUNIT_EXPECT_EQ(test, mpt_move(old, MIGRATE_SYNC), 0);
+	KUNIT_ASSERT_PTR_NE(test, ctx->table[1], old);
+	KUNIT_EXPECT_EQ(test, put_user(0x5a5a5a5a, (u32 __user *)(addr + PAGE_SIZE)),
+			0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 4);
+	p = kmap_local_page(ctx->table[1]);
+	KUNIT_EXPECT_EQ(test, p[0], 0x5a5a5a5aU);
+	p[0] = mpt_word(1, 0);
+	kunmap_local(p);
+
+	/* the others kept their PTEs */
+	for (i = 0; i < 3; i += 2) {
+		KUNIT_EXPECT_EQ(test, mpt_user_word(addr, i, &val), 0);
+		KUNIT_EXPECT_EQ(test, val, mpt_word(i, 0));
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 4);
+
+	/* no page at offset 3: the driver's fault fails, the access too */
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 3, &val), -EFAULT);
+
+	vm_munmap(addr, 4 * PAGE_SIZE);
+	fput(file);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[i], i));
+	mpt_expect_idle(test, ctx);
+}
+
 struct mpt_pinner {
 	struct mpt_ctx *ctx;
 	int npages;
@@ -1679,6 +1809,7 @@ static struct kunit_case movable_pool_test_cases[] = {
 	KUNIT_CASE(test_pools_are_independent),
 	KUNIT_CASE(test_contig_range_migrates_pool_pages),
 	KUNIT_CASE(test_contig_range_blocked_by_pin),
+	KUNIT_CASE(test_user_mapping_follows_migration),
 	KUNIT_CASE(test_concurrent_pin_and_migrate),
 	KUNIT_CASE(test_concurrent_alloc_free_pin_migrate),
 	KUNIT_CASE(test_bench_alloc_free),

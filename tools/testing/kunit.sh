@@ -119,10 +119,11 @@ run_one() {
 	# "    not ok 3 test_name", "# SKIP"
 	awk -v k="$kver" '
 		/^    (not )?ok [0-9]+ (- )?test_/ {
+			# fields start at the first word: $1 is "ok" or "not"
 			sub(/ - /, " ")
-			name = ($2 == "not") ? $4 : $3
+			name = ($1 == "not") ? $4 : $3
 			if ($0 ~ /# SKIP/) print "RESULT: skip kunit-" k "/" name
-			else if ($2 == "not") print "RESULT: fail kunit-" k "/" name
+			else if ($1 == "not") print "RESULT: fail kunit-" k "/" name
 			else print "RESULT: pass kunit-" k "/" name
 		}' "$build/test.log"
 	grep -o 'bench: .*' "$build/test.log" | sed "s/^/[$kver] /" >&2
