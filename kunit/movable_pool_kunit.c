@@ -1425,6 +1425,79 @@ static void test_user_mapping_follows_migration(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+/* A user of the mapping in another thread: reads page 1 over and over. */
+struct mpt_reader {
+	struct mm_struct *mm;
+	unsigned long addr;
+	int reads, bad, errors;
+};
+
+static int mpt_reader_fn(void *data)
+{
+	struct mpt_reader *r = data;
+	u32 val;
+
+	kthread_use_mm(r->mm);
+	while (!kthread_should_stop()) {
+		if (mpt_user_word(r->addr, 1, &val))
+			r->errors++;
+		else if (val != mpt_word(1, 0))
+			r->bad++;
+		r->reads++;
+		cond_resched();
+	}
+	kthread_unuse_mm(r->mm);
+	return 0;
+}
+
+static void test_user_faults_race_migration(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_reader r = {};
+	struct task_struct *task;
+	struct file *file = NULL;
+	struct page *page;
+	int round, moved = 0;
+	unsigned int cpu;
+
+	mpt_fill(test, 0, 2);
+	r.addr = mpt_user_map(test, &file, 2 * PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, r.addr, 0UL);
+	r.mm = current->mm;
+	mmget(r.mm);
+	task = kthread_create(mpt_reader_fn, &r, "mpt_reader");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	/* with two CPUs (7.x UML), read on the other one: a real race */
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu < nr_cpu_ids)
+		kthread_bind(task, cpu);
+	wake_up_process(task);
+	for (round = 0; round < 200; round++) {
+		mutex_lock(&ctx->lock);
+		page = ctx->table[1];
+		get_page(page);
+		mutex_unlock(&ctx->lock);
+		moved += mpt_move(page, round & 1 ? MIGRATE_SYNC :
+				  MIGRATE_ASYNC) == 0;
+		put_page(page);
+		/* let the reader run: UML on 6.1 has no preemption */
+		if (!(round % 8))
+			schedule_timeout_uninterruptible(1);
+	}
+	kthread_stop(task);
+	mmput(r.mm);
+	kunit_info(test, "%d migrations, %d reads, %d faults\n", moved, r.reads,
+		   atomic_read(&ctx->faults));
+	KUNIT_EXPECT_GT(test, moved, 0);
+	KUNIT_EXPECT_GT(test, r.reads, 0);
+	KUNIT_EXPECT_EQ(test, r.bad, 0);
+	KUNIT_EXPECT_EQ(test, r.errors, 0);
+	vm_munmap(r.addr, 2 * PAGE_SIZE);
+	fput(file);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[1], 1));
+	mpt_expect_idle(test, ctx);
+}
+
 struct mpt_pinner {
 	struct mpt_ctx *ctx;
 	int npages;
@@ -1810,6 +1883,7 @@ static struct kunit_case movable_pool_test_cases[] = {
 	KUNIT_CASE(test_contig_range_migrates_pool_pages),
 	KUNIT_CASE(test_contig_range_blocked_by_pin),
 	KUNIT_CASE(test_user_mapping_follows_migration),
+	KUNIT_CASE(test_user_faults_race_migration),
 	KUNIT_CASE(test_concurrent_pin_and_migrate),
 	KUNIT_CASE(test_concurrent_alloc_free_pin_migrate),
 	KUNIT_CASE(test_bench_alloc_free),
