@@ -22,7 +22,7 @@
 
 #define HUGE_MIB	2
 
-static void say(const char *fmt, ...)
+static inline void say(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -33,7 +33,7 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void die(const char *what)
+static inline void die(const char *what)
 {
 	fprintf(stderr, "[" GUEST_NAME "] FATAL: %s: %s\n", what,
 		strerror(errno));
@@ -43,7 +43,7 @@ static void die(const char *what)
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
-static uint32_t rnd(void)
+static inline uint32_t rnd(void)
 {
 	rng_state ^= rng_state << 13;
 	rng_state ^= rng_state >> 7;
@@ -51,7 +51,7 @@ static uint32_t rnd(void)
 	return rng_state >> 32;
 }
 
-static double now(void)
+static inline double now(void)
 {
 	struct timespec ts;
 
@@ -60,7 +60,7 @@ static double now(void)
 }
 
 /* A /proc/meminfo field in kB, or -1. */
-static long read_meminfo(const char *key)
+static inline long read_meminfo(const char *key)
 {
 	char line[256];
 	long val = -1;
@@ -75,7 +75,7 @@ static long read_meminfo(const char *key)
 	return val;
 }
 
-static long read_vmstat(const char *key)
+static inline long read_vmstat(const char *key)
 {
 	char name[128];
 	long val;
@@ -92,7 +92,7 @@ static long read_vmstat(const char *key)
 	return -1;
 }
 
-static int write_file(const char *path, const char *val)
+static inline int write_file(const char *path, const char *val)
 {
 	int f = open(path, O_WRONLY);
 	ssize_t n;
@@ -104,7 +104,7 @@ static int write_file(const char *path, const char *val)
 	return n < 0 ? -1 : 0;
 }
 
-static long read_long(const char *path)
+static inline long read_long(const char *path)
 {
 	char buf[64] = "";
 	int f = open(path, O_RDONLY);
@@ -122,7 +122,7 @@ static long read_long(const char *path)
  * and since 6.7 those lists may grow to an eighth of a zone after many
  * frees; an allocation that finds the buddy lists short drains them.
  */
-static long read_pcp_kb(void)
+static inline long read_pcp_kb(void)
 {
 	char key[64];
 	long val, sum = 0;
@@ -146,7 +146,7 @@ static long read_pcp_kb(void)
  * the figure would measure the request, not compaction.
  * Returns how many were granted, and gives them back.
  */
-static long hugepages_once(void)
+static inline long hugepages_once(void)
 {
 	long free_kb, want, got = 0, prev;
 	char buf[32];
@@ -169,7 +169,7 @@ static long hugepages_once(void)
 	return got;
 }
 
-static long hugepages_best(unsigned int tries)
+static inline long hugepages_best(unsigned int tries)
 {
 	long best = 0, got;
 	unsigned int i;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # /init of the test guest. The kernel command line picks the scenario:
 #   mptest=none|movable|unmovable|offline|bench   mpargs=--opt=val,--opt=val
-#   mpuapi=1 also runs the uapi checks after the main test
+#   mpuapi=1 also runs the uapi checks after the main test, and then
+#   mpfuzz=CALLS:SEED calls of gfxbuf_fuzz (4 threads) against the same limits
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -17,6 +18,7 @@ arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p"; }
 scenario=$(arg mptest)
 args=$(arg mpargs | tr ',' ' ')
 uapi=$(arg mpuapi)
+fuzz=$(arg mpfuzz)
 echo "MP_GUEST kernel=$(uname -r) scenario=$scenario cpus=$(nproc) mem_kb=$(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 
 rc=0
@@ -26,10 +28,13 @@ load() {
 	insmod /movable_pool.ko && insmod /gfxbuf.ko max_total_pages=$limit "$@" ||
 		{ echo "MP_STEP insmod=fail"; rc=1; }
 }
-# bad input and closing with jobs queued, under a small page limit
+# bad input and closing with jobs queued, then the fuzzer, under a small
+# page limit
 uapi() {
 	rmmod gfxbuf && insmod /gfxbuf.ko max_total_pages=1024 max_bo_pages=256 "$@" &&
 		/gfxbuf_test --uapi || rc=1
+	[ -z "$fuzz" ] ||
+		/gfxbuf_fuzz --calls="${fuzz%%:*}" --seed="${fuzz#*:}" || rc=1
 }
 unload() {
 	# every BO was freed when the test exited; the pools must be empty

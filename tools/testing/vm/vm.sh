@@ -42,6 +42,8 @@ mp_initramfs() {
 		"$MP_REPO/tools/testing/vm/gfxbuf_test.c" || return 1
 	gcc -static -O2 -Wall -o "$dir/bench_run" \
 		"$MP_REPO/tools/testing/bench/bench_run.c" || return 1
+	gcc -static -O2 -pthread -Wall -o "$dir/gfxbuf_fuzz" \
+		"$MP_REPO/tools/testing/vm/gfxbuf_fuzz.c" || return 1
 	install -m 755 "$MP_REPO/tools/testing/vm/init.sh" "$dir/init"
 	(cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
 	echo "$out"

@@ -14,6 +14,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/vm.sh"
 
 ARGS=${MP_VMTEST_ARGS:---alloc-mib=400,--keep-pct=50,--tries=1}
+# the short fuzz pass of make check: calls per guest, and a fresh seed
+# each run unless given (the log and the RESULT line name it)
+FUZZ_CALLS=${MP_FUZZ_CALLS:-100000}
+FUZZ_SEED=${MP_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 
 mp_need_vm_tools
 status=0
@@ -25,7 +29,7 @@ for kver in ${1:-$MP_KVERS_OOT}; do
 	fi
 	for scenario in movable unmovable offline; do
 		log=$MP_CACHE/vmtest-$kver-$scenario.log
-		cmdline=mpuapi=1
+		cmdline="mpuapi=1 mpfuzz=$FUZZ_CALLS:$FUZZ_SEED"
 		# offline: a ZONE_MOVABLE for pool pages, then offline it
 		[ $scenario = offline ] && cmdline=movablecore=512M
 		mp_log "booting $kver guest: $scenario"
@@ -37,11 +41,19 @@ for kver in ${1:-$MP_KVERS_OOT}; do
 			status=1
 		fi
 		[ $scenario = offline ] && continue
-		# the uapi checks ran in the same guest; report them apart
+		# the uapi checks and the fuzzer ran in the same guest
 		if [ "$(mp_field status "$log" uapi)" = ok ]; then
 			mp_result pass "vmtest-$kver/$scenario-uapi"
 		else
 			mp_result fail "vmtest-$kver/$scenario-uapi"
+			status=1
+		fi
+		fuzz=$(sed -n 's/^FUZZ_RESULT //p' "$log")
+		mp_log "$kver $scenario fuzz: ${fuzz:-no result}"
+		if [ "${fuzz#status=ok }" != "$fuzz" ]; then
+			mp_result pass "vmtest-$kver/$scenario-fuzz"
+		else
+			mp_result fail "vmtest-$kver/$scenario-fuzz seed=$FUZZ_SEED"
 			status=1
 		fi
 	done
