@@ -25,6 +25,9 @@
  * - Pinned pages are never isolated; MP_MIGRATING is set (under pool->lock)
  *   only with a zero pin count, and pin fails with -EAGAIN while it is set.
  *   So the routine never runs on a page a device or the CPU is using.
+ * - A page the driver frees while the VM holds it isolated stays attached,
+ *   marked MP_FREED, until the VM hands it back through putback or migrate,
+ *   which detach it and drop the pool's reference.
  * - Teardown refuses new isolations and migrations, waits until the VM has
  *   handed back every isolated page (zsmalloc learnt to do the same), then
  *   detaches the pages left on the list under their page locks.
@@ -185,18 +188,17 @@ static unsigned long mp_release(struct movable_pool *pool, struct page *page,
 static bool mp_handback_freed(struct movable_pool *pool, struct page *page)
 {
 	unsigned long flags;
-	bool freed;
 
+	/* MP_FREED is set under the page lock, which we hold */
+	if (!(READ_ONCE(*mp_page_word(page)) & MP_FREED))
+		return false;
+	/* detach first: once the count drops, destroy may free the pool */
+	mp_detach(page);
 	spin_lock_irqsave(&pool->lock, flags);
-	freed = *mp_page_word(page) & MP_FREED;
-	if (freed)
-		mp_isolated_dec(pool);
+	mp_isolated_dec(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	if (freed) {
-		mp_detach(page);
-		put_page(page);
-	}
-	return freed;
+	put_page(page);
+	return true;
 }
 
 static bool mp_isolate_page(struct page *page, isolate_mode_t mode)

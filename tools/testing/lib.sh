@@ -158,6 +158,30 @@ mp_fetch_deb() {
 	dpkg-deb -x "$(ls "$dir/${pkg}_"*.deb | sort -V | tail -1)" "$dest"
 }
 
+# Print the build directory of the checked guest kernel for $1 (6.12):
+# Debian's linux-source with tools/testing/vm/checked.config (KASAN,
+# lockdep, DEBUG_VM, kmemleak, fault injection), built once and cached.
+mp_checked_tree() {
+	local kver=$1 tree build=$MP_CACHE/checked-$1
+	local frag=$MP_REPO/tools/testing/vm/checked.config
+	tree=$(mp_kernel_tree "$kver") || return 1
+	if [ -f "$build/.mp-built" ] && cmp -s "$frag" "$build/.mp-config"; then
+		echo "$build"
+		return
+	fi
+	mp_log "building the checked $kver guest kernel (about half an hour the first time)"
+	mkdir -p "$build"
+	make -C "$tree" O="$build" defconfig >&2 &&
+		(cd "$build" && "$tree/scripts/kconfig/merge_config.sh" -m .config "$frag") >&2 &&
+		make -C "$tree" O="$build" olddefconfig >&2 &&
+		make -C "$tree" O="$build" -j"$(nproc)" bzImage modules_prepare \
+			> "$build/build.log" 2>&1 ||
+		{ tail -30 "$build/build.log" >&2; mp_die "checked $kver kernel build failed"; }
+	cp "$frag" "$build/.mp-config"
+	touch "$build/.mp-built"
+	echo "$build"
+}
+
 # Print the path of Debian's amd64 headers for $1, ready for M= builds.
 mp_headers() {
 	local kver=$1 abi root hdrs

@@ -12,8 +12,16 @@ set -u
 # Print the directory holding the freshly built modules for $1.
 mp_build_modules() {
 	local kver=$1 hdrs abi dir
-	hdrs=$(mp_headers "$kver") || return 1
-	abi=$(basename "$hdrs" | sed 's/^linux-headers-//; s/-amd64$//')
+	case $kver in
+	*-checked)	# our own checked build of Debian's source
+		hdrs=$(mp_checked_tree "${kver%-checked}") || return 1
+		abi=$kver
+		;;
+	*)
+		hdrs=$(mp_headers "$kver") || return 1
+		abi=$(basename "$hdrs" | sed 's/^linux-headers-//; s/-amd64$//')
+		;;
+	esac
 	dir=$MP_CACHE/modules-$abi
 	rsync -a --delete --exclude .git "$MP_REPO/" "$dir/" || return 1
 	# Debian built 5.10 with gcc-10, which bookworm lacks: gcc 12 it is.

@@ -83,5 +83,14 @@ bench)
 	rc=1
 	;;
 esac
+# a checked kernel: what kmemleak found (it needs two scans to be sure)
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan > /sys/kernel/debug/kmemleak
+	leaks=$(grep -c 'unreferenced object' /sys/kernel/debug/kmemleak)
+	echo "MP_STEP kmemleak_leaks=$leaks"
+	[ "$leaks" = 0 ] || { cat /sys/kernel/debug/kmemleak; rc=1; }
+fi
 echo "MP_EXIT rc=$rc"
 poweroff -f

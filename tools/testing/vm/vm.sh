@@ -10,6 +10,13 @@ mp_need_vm_tools() {
 # Print the path of Debian's amd64 kernel image for $1.
 mp_vmlinuz() {
 	local kver=$1 abi root
+	case $kver in
+	*-checked)
+		root=$(mp_checked_tree "${kver%-checked}") || return 1
+		echo "$root/arch/x86/boot/bzImage"
+		return
+		;;
+	esac
 	abi=$(mp_abi "$kver")
 	root=$MP_CACHE/image-$abi
 	if [ ! -f "$root/.mp-ready" ]; then
@@ -50,7 +57,7 @@ mp_initramfs() {
 }
 
 # Kernel log lines that mean the guest kernel is unwell.
-MP_GUEST_BAD='WARNING:|BUG:|Oops|Kernel panic|general protection|KASAN|Call Trace:|page allocation failure|Out of memory|soft lockup|hung_task|blocked for more than'
+MP_GUEST_BAD='WARNING:|BUG:|Oops|Kernel panic|general protection|KASAN|Call Trace:|page allocation failure|Out of memory|soft lockup|hung_task|blocked for more than|unreferenced object|Bad page'
 
 # Guests run two vCPUs on one TCG thread: with multi-threaded TCG, QEMU 7.2
 # occasionally crashes Debian's kernels at boot (int3 oops while patching
