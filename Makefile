@@ -11,6 +11,7 @@
 #   make series            regenerate patches/7.x from these sources
 #   make lint              checkpatch, kernel-doc, W=1 + sparse builds
 #   make vmtest [KVER=]    gfxbuf tests in qemu guests running Debian kernels
+#                          (KVER=6.12-checked: our KASAN/lockdep/kmemleak build)
 #   make bench             side by side with hand-rolled, anon and unmovable
 #                          memory in guests; writes bench/RESULTS.md (~25 min)
 #   make clean             drop modules, initramfs images and guest logs built from this tree
