@@ -165,7 +165,9 @@ mp_checked_tree() {
 	local kver=$1 tree build=$MP_CACHE/checked-$1
 	local frag=$MP_REPO/tools/testing/vm/checked.config
 	tree=$(mp_kernel_tree "$kver") || return 1
-	if [ -f "$build/.mp-built" ] && cmp -s "$frag" "$build/.mp-config"; then
+	# Module.symvers comes with the modules: M= builds need it
+	if [ -f "$build/.mp-built" ] && [ -f "$build/Module.symvers" ] &&
+	   cmp -s "$frag" "$build/.mp-config"; then
 		echo "$build"
 		return
 	fi
@@ -174,7 +176,7 @@ mp_checked_tree() {
 	make -C "$tree" O="$build" defconfig >&2 &&
 		(cd "$build" && "$tree/scripts/kconfig/merge_config.sh" -m .config "$frag") >&2 &&
 		make -C "$tree" O="$build" olddefconfig >&2 &&
-		make -C "$tree" O="$build" -j"$(nproc)" bzImage modules_prepare \
+		make -C "$tree" O="$build" -j"$(nproc)" bzImage modules \
 			> "$build/build.log" 2>&1 ||
 		{ tail -30 "$build/build.log" >&2; mp_die "checked $kver kernel build failed"; }
 	cp "$frag" "$build/.mp-config"
