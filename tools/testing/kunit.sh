@@ -63,18 +63,21 @@ kunit_tree() {
 # kunit_run KVER TREE BUILD KUNITCONFIG GLOB: run kunit.py, output in
 # BUILD/kunit-run.txt, the kernel log in BUILD/test.log.
 kunit_run() {
-	local kver=$1 tree=$2 build=$3 config=$4 glob=$5 args=()
+	local kver=$1 tree=$2 build=$3 config=$4 glob=$5 args=() debug=()
+	# the debug build's extras (the benchmark build goes without)
+	[ "$(basename "$config")" = bench.kunitconfig ] ||
+		debug=(--kconfig_add CONFIG_DEBUG_ATOMIC_SLEEP=y)
 	mkdir -p "$build"
 	case $kver in
 	5.10)
 		# this kunit.py reads BUILD/.kunitconfig and runs every suite
 		# built in; UML KASAN only came in 5.14, SLUB debugging stands in
 		grep -v '^CONFIG_KASAN' "$config" > "$build/.kunitconfig"
-		[ "$(basename "$config")" = bench.kunitconfig ] ||
+		[ ${#debug[@]} -eq 0 ] ||
 			echo CONFIG_SLUB_DEBUG_ON=y >> "$build/.kunitconfig"
 		;;
 	6.1)
-		# UML on 6.1 has no preemption, so this option is refused
+		# UML on 6.1 has no preemption, so DEBUG_ATOMIC_SLEEP is refused
 		args=(--kunitconfig="$config" "$glob")
 		;;
 	7.*)
@@ -82,14 +85,10 @@ kunit_run() {
 		# it needs the seccomp userspace mode (ptrace mode is UP only)
 		args=(--kunitconfig="$config" "$glob" --kconfig_add CONFIG_SMP=y
 		      --kconfig_add CONFIG_NR_CPUS=4 --kernel_args ncpus=2
-		      --kernel_args seccomp=on)
-		[ "$(basename "$config")" = bench.kunitconfig ] ||
-			args+=(--kconfig_add CONFIG_DEBUG_ATOMIC_SLEEP=y)
+		      --kernel_args seccomp=on "${debug[@]}")
 		;;
 	*)
-		args=(--kunitconfig="$config" "$glob")
-		[ "$(basename "$config")" = bench.kunitconfig ] ||
-			args+=(--kconfig_add CONFIG_DEBUG_ATOMIC_SLEEP=y)
+		args=(--kunitconfig="$config" "$glob" "${debug[@]}")
 		;;
 	esac
 	(cd "$tree" && ./tools/testing/kunit/kunit.py run "${args[@]}" \

@@ -102,8 +102,10 @@ def resolve(text, code, tree):
         else:
             joined.append(line)
     out = []
-    # stack entries: [mode, taken, emitting_parent]; mode 'keep' = the
-    # directive stays (undecided), 'drop' = resolved and removed
+    # one entry per open #if: 'resolved' (the directive goes) or not (it
+    # stays, with both branches), 'emit' for the current branch, 'taken'
+    # once a resolved branch was kept, 'parent' whether the enclosing
+    # branches emit
     stack = []
 
     def emitting():
@@ -117,23 +119,19 @@ def resolve(text, code, tree):
                 out.append(line)
             continue
         kind, cond = m.group(1), m.group(2)
-        if kind in ('ifdef', 'ifndef') and tree_defines(tree, cond.strip()):
-            # a kernel facility the tree has: #ifdef kept, #ifndef dropped
-            kind, cond = 'if', '1' if kind == 'ifdef' else '0'
-        if kind == 'if' and cond in ('0', '1'):
-            val = cond == '1'
-            stack.append({'resolved': True, 'emit': val, 'taken': val,
-                          'parent': emitting()})
-        elif kind in ('ifdef', 'ifndef') or (kind == 'if' and truth(cond, code) is None):
+        if kind in ('if', 'ifdef', 'ifndef'):
+            if kind == 'if':
+                val = truth(cond, code)
+            elif tree_defines(tree, cond.strip()):
+                # a kernel facility the tree has: #ifdef kept, #ifndef dropped
+                val = kind == 'ifdef'
+            else:
+                val = None
             parent = emitting()
-            stack.append({'resolved': False, 'emit': True, 'taken': False,
-                          'parent': parent})
-            if parent:
+            stack.append({'resolved': val is not None, 'emit': val is not False,
+                          'taken': bool(val), 'parent': parent})
+            if val is None and parent:
                 out.append(line)
-        elif kind == 'if':
-            val = truth(cond, code)
-            stack.append({'resolved': True, 'emit': val, 'taken': val,
-                          'parent': emitting()})
         elif kind == 'elif':
             e = stack[-1]
             if not e['resolved']:
@@ -148,10 +146,8 @@ def resolve(text, code, tree):
             if e['resolved']:
                 e['emit'] = not e['taken']
                 e['taken'] = True
-            else:
-                e['emit'] = True
-                if e['parent'] and all(x['emit'] for x in stack[:-1]):
-                    out.append(line)
+            elif e['parent']:
+                out.append(line)
         elif kind == 'endif':
             e = stack.pop()
             if not e['resolved'] and emitting():
@@ -289,7 +285,7 @@ def library(tree, code, author):
     return files
 
 
-def kunit(tree, prev_kconfig, prev_makefile):
+def kunit(prev_kconfig, prev_makefile):
     """Patch 3: the KUnit suite."""
     files = {'mm/movable_pool_kunit.c': kunit_c()}
     block = kconfig_block('MOVABLE_POOL_KUNIT_TEST')
@@ -318,7 +314,7 @@ def bench_figures():
     return out
 
 
-def cover_letter(n, stat):
+def cover_letter(n):
     rows = []
     for kver, none, c in bench_figures():
         rows.append(f'  {kver:5} {none:>4}  {c[1]:>5}  {c[2].split()[0]:>4}  '
@@ -425,7 +421,7 @@ def main():
 
     p1 = page_type(tree)
     p2 = library(tree, code, author)
-    p3 = kunit(tree, p2['mm/Kconfig'], p2['mm/Makefile'])
+    p3 = kunit(p2['mm/Kconfig'], p2['mm/Makefile'])
     patches = [p1, p2, p3]
 
     with tempfile.TemporaryDirectory() as work:
@@ -448,13 +444,12 @@ def main():
         os.makedirs(out)
         git(work, 'format-patch', '-q', '--cover-letter', '--no-signature',
             '--zero-commit', '-o', out, 'HEAD~%d' % len(patches), env=ident)
-        stat = git(work, 'diff', '--stat', 'HEAD~%d' % len(patches), 'HEAD')
 
     cover = os.path.join(out, '0000-cover-letter.patch')
     text = read(cover)
     head, rest = text.split('Subject: ', 1)
     rest = rest.split('\n*** BLURB HERE ***\n', 1)[1]
-    write(cover, head + cover_letter(len(patches), stat) + rest.lstrip('\n'))
+    write(cover, head + cover_letter(len(patches)) + rest.lstrip('\n'))
     print(out)
 
 
