@@ -8,10 +8,16 @@
 #                          (KVER=7.2 refuses: 6.17+ needs patches/7.x)
 #   make kunit [KVER=]     KUnit suite under UML with KASAN, lockdep, DEBUG_VM
 #                          (7.2: patches/7.x applied, two CPUs)
+#   make docs              the guide as HTML (Sphinx + kernel-doc), in the cache
 #   make series            regenerate patches/7.x from these sources
 #   make lint              checkpatch, kernel-doc, W=1 + sparse builds
 #   make vmtest [KVER=]    gfxbuf tests in qemu guests running Debian kernels
 #                          (KVER=6.12-checked: our KASAN/lockdep/kmemleak build)
+#   make stress [KVER=] [DURATION=600]
+#                          everything at once on four vCPUs: BO churn, mmap,
+#                          fork, engine pins, compaction, offlining, rmmod
+#                          attempts, then the fuzzer (6.1, 6.12 and
+#                          6.12-checked with fault injection; ~45 min)
 #   make bench             side by side with hand-rolled, anon and unmovable
 #                          memory in guests; writes bench/RESULTS.md (~25 min)
 #   make clean             drop modules, initramfs images and guest logs built from this tree
@@ -21,10 +27,11 @@
 # (override with MP_CACHE=).
 
 KVER ?=
+DURATION ?= 600
 T := tools/testing
 MP_CACHE_DIR := $(or $(MP_CACHE),$(HOME)/.cache/movable_pool)
 
-.PHONY: all demo check modules kunit lint vmtest bench series clean
+.PHONY: all demo check modules kunit lint vmtest stress bench docs series clean
 
 all: modules
 
@@ -46,8 +53,14 @@ lint:
 vmtest:
 	@bash $(T)/vm/vmtest.sh $(KVER)
 
+stress:
+	@DURATION=$(DURATION) MP_STRESS_BOOTS=$${MP_STRESS_BOOTS:-8} bash $(T)/vm/stress.sh $(KVER)
+
 bench:
 	@bash $(T)/bench/bench.sh
+
+docs:
+	@bash tools/docs/docs.sh
 
 series:
 	@bash tools/upstream/series.sh

@@ -658,6 +658,7 @@ static void test_migrate_async(struct kunit *test)
 	old = ctx->table[0];
 	KUNIT_EXPECT_EQ(test, mpt_move(old, MIGRATE_ASYNC), 1);
 	mutex_unlock(&ctx->lock);
+	KUNIT_EXPECT_GT(test, mpt_stats(ctx).routine_busy, 0UL);
 	KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], old);
 	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(old, 0));
 	mpt_expect_idle(test, ctx);
@@ -701,6 +702,8 @@ static void test_pin_after_isolate_fails_migration(struct kunit *test)
 
 	s = mpt_stats(ctx);
 	KUNIT_EXPECT_GT(test, s.migrate_failed, 0UL);
+	/* refused before the routine: it ran neither way */
+	KUNIT_EXPECT_EQ(test, s.routine_busy + s.routine_failed, 0UL);
 	KUNIT_EXPECT_EQ(test, s.putback, 1UL);
 	KUNIT_EXPECT_EQ(test, s.migrated, 0UL);
 	KUNIT_EXPECT_EQ(test, s.isolated, 0UL);
@@ -774,6 +777,7 @@ static void test_pin_during_migration_is_eagain(struct kunit *test)
 	ctx->pin_in_routine = true;
 	KUNIT_ASSERT_EQ(test, mpt_move(ctx->table[0], MIGRATE_SYNC), 0);
 	KUNIT_EXPECT_EQ(test, ctx->pin_src_ret, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pin_busy, 1UL);
 	/* dst is already the pool's: once published, a device may use it */
 	KUNIT_EXPECT_EQ(test, ctx->pin_dst_ret, 0);
 	mpt_expect_idle(test, ctx);
@@ -795,6 +799,8 @@ static void test_routine_eagain_keeps_page(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&ctx->calls), 1);
 	KUNIT_EXPECT_EQ(test, s.migrate_failed,
 			(unsigned long)atomic_read(&ctx->calls));
+	KUNIT_EXPECT_EQ(test, s.routine_busy, s.migrate_failed);
+	KUNIT_EXPECT_EQ(test, s.routine_failed, 0UL);
 	KUNIT_EXPECT_EQ(test, s.putback, 1UL);
 	KUNIT_EXPECT_EQ(test, s.migrated, 0UL);
 	KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], page);
@@ -830,6 +836,9 @@ static void test_routine_error_keeps_page(struct kunit *test)
 		KUNIT_EXPECT_GT(test, calls, 0);
 		KUNIT_EXPECT_EQ(test, after.migrate_failed - before.migrate_failed,
 				(unsigned long)calls);
+		KUNIT_EXPECT_EQ(test, after.routine_failed - before.routine_failed,
+				(unsigned long)calls);
+		KUNIT_EXPECT_EQ(test, after.routine_busy, 0UL);
 		KUNIT_EXPECT_EQ(test, after.putback - before.putback, 1UL);
 		KUNIT_EXPECT_EQ(test, after.migrated, 0UL);
 		KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], page);
@@ -861,6 +870,7 @@ static struct page *mpt_isolate_then_free(struct kunit *test)
 	mpt_free(ctx, 0);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).isolated, 1UL);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).freed_isolated, 1UL);
 	KUNIT_EXPECT_EQ(test, page_count(page), 3);	/* pool, VM, test */
 	return page;
 }

@@ -150,10 +150,12 @@ static unsigned long mp_forget(struct movable_pool *pool, struct page *page)
 	unsigned long pins = mp_pins(*word);
 
 	lockdep_assert_held(&pool->lock);
-	if (*word & MP_ISOLATED)
+	if (*word & MP_ISOLATED) {
 		*word |= MP_FREED;	/* the VM owns ->lru */
-	else
+		pool->stats.freed_isolated++;
+	} else {
 		list_del(&page->lru);
+	}
 	if (pins)
 		pool->stats.pinned--;
 	pool->stats.pages--;
@@ -294,6 +296,10 @@ static void mp_end_migration(struct movable_pool *pool, struct page *dst,
 	pool->stats.migrating--;
 	if (rc) {
 		pool->stats.migrate_failed++;
+		if (rc == -EAGAIN)
+			pool->stats.routine_busy++;
+		else
+			pool->stats.routine_failed++;
 		dst_pins = mp_pins(*mp_page_word(dst));
 		if (dst_pins)
 			pool->stats.pinned--;
@@ -607,6 +613,7 @@ int movable_pool_pin(struct page *page)
 	word = mp_page_word(page);
 	spin_lock_irqsave(&pool->lock, flags);
 	if (mp_page_pool(page) != pool || (*word & MP_MIGRATING)) {
+		pool->stats.pin_busy++;
 		ret = -EAGAIN;
 	} else if (mp_pins(*word) == MOVABLE_POOL_MAX_PINS) {
 		ret = -EBUSY;
@@ -718,6 +725,9 @@ static int mp_stats_show(struct seq_file *m, void *unused)
 		   s.allocated, s.freed, s.migrated);
 	seq_printf(m, "migrate_failed %lu\nputback %lu\npin_refused %lu\n",
 		   s.migrate_failed, s.putback, s.pin_refused);
+	seq_printf(m, "pin_busy %lu\nroutine_busy %lu\nroutine_failed %lu\n",
+		   s.pin_busy, s.routine_busy, s.routine_failed);
+	seq_printf(m, "freed_isolated %lu\n", s.freed_isolated);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mp_stats);

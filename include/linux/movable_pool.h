@@ -111,6 +111,10 @@ struct movable_pool_ops {
  *	returned an error)
  * @putback: isolated pages the VM gave back without migrating them
  * @pin_refused: isolations refused because the page was pinned
+ * @pin_busy: pins refused with -EAGAIN because the page was migrating
+ * @routine_busy: migrate routine calls that returned -EAGAIN
+ * @routine_failed: migrate routine calls that returned another error
+ * @freed_isolated: pages freed while the VM held them isolated
  *
  * @pages == @allocated - @freed at all times.
  */
@@ -125,6 +129,10 @@ struct movable_pool_stats {
 	unsigned long migrate_failed;
 	unsigned long putback;
 	unsigned long pin_refused;
+	unsigned long pin_busy;
+	unsigned long routine_busy;
+	unsigned long routine_failed;
+	unsigned long freed_isolated;
 };
 
 struct movable_pool *movable_pool_create(const char *name,

@@ -126,7 +126,8 @@ static void gfxbuf_bo_release(struct kref *ref)
 	struct page *page;
 	u32 i;
 
-	for (i = 0; i < bo->npages; i++) {
+	/* no arrays: gfxbuf_create() failed before it allocated a page */
+	for (i = 0; bo->pages && bo->gart && i < bo->npages; i++) {
 		/* drop our reference first: the routine then leaves the page */
 		mutex_lock(&bo->lock);
 		page = bo->pages[i];
@@ -600,6 +601,10 @@ static void gfxbuf_stats(struct gfxbuf_file *gf, struct gfxbuf_stats *out)
 	out->migrate_failed = s.migrate_failed;
 	out->putback = s.putback;
 	out->pin_refused = s.pin_refused;
+	out->pin_busy = s.pin_busy;
+	out->routine_busy = s.routine_busy;
+	out->routine_failed = s.routine_failed;
+	out->freed_isolated = s.freed_isolated;
 }
 
 static long gfxbuf_ioctl(struct file *file, unsigned int cmd,

@@ -101,6 +101,10 @@ struct gfxbuf_bo_info {
  * @migrate_failed: failed migration attempts
  * @putback: isolated pages put back unmigrated
  * @pin_refused: isolations refused because a page was pinned
+ * @pin_busy: engine pins that found a page migrating and retried
+ * @routine_busy: migrate routine calls that returned -EAGAIN
+ * @routine_failed: migrate routine calls that returned -ENOENT
+ * @freed_isolated: pages freed while isolated for migration
  *
  * As in struct movable_pool_stats; with movable=0 only @pages, @allocated
  * and @freed count.
@@ -117,6 +121,10 @@ struct gfxbuf_stats {
 	__u64 migrate_failed;
 	__u64 putback;
 	__u64 pin_refused;
+	__u64 pin_busy;
+	__u64 routine_busy;
+	__u64 routine_failed;
+	__u64 freed_isolated;
 };
 
 #define GFXBUF_IOC_CREATE	_IOWR('G', 0x00, struct gfxbuf_create)

@@ -3,8 +3,8 @@
 #
 # Everything `make check` runs. Each step prints RESULT lines; this script
 # counts them and ends with "N passed, N failed". Exit status 1 on any
-# failure. Steps: KUnit (UML, both kernels), module builds, lint, VM tests,
-# and one point of make bench.
+# failure. Steps: KUnit (UML, every kernel), module builds, lint, VM tests,
+# a 60-second stress per kernel, and one point of make bench.
 set -u
 here=$(dirname "$0")
 . "$here/lib.sh"
@@ -28,8 +28,11 @@ mp_need_build_tools
 step kunit bash "$here/kunit.sh"
 step modules bash "$here/modules.sh"
 step lint bash "$here/lint.sh"
+step docs bash "$here/../docs/docs.sh"
 if [ -x "$here/vm/vmtest.sh" ]; then
 	step vmtest bash "$here/vm/vmtest.sh"
+	# the short version of make stress, on Debian's own kernels
+	step stress env DURATION=60 bash "$here/vm/stress.sh" "$MP_KVERS_OOT"
 fi
 step bench-smoke bash "$here/bench/bench.sh" --smoke
 

@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
 # /init of the test guest. The kernel command line picks the scenario:
-#   mptest=none|movable|unmovable|offline|bench   mpargs=--opt=val,--opt=val
+#   mptest=boot|none|movable|unmovable|offline|stress|bench
+#   mpargs=--opt=val,--opt=val
 #   mpuapi=1 also runs the uapi checks after the main test, and then
 #   mpfuzz=CALLS:SEED calls of gfxbuf_fuzz (4 threads) against the same limits
 /bin/busybox --install -s /bin
@@ -43,6 +44,9 @@ unload() {
 }
 
 case $scenario in
+boot)
+	# make stress counts boots that die before this point
+	;;
 none)
 	/gfxbuf_test --no-driver $args || rc=1
 	;;
@@ -72,6 +76,28 @@ unmovable)
 	load movable=0
 	[ $rc = 0 ] && { /gfxbuf_test $args || rc=1; }
 	[ -z "$uapi" ] || uapi movable=0
+	unload
+	;;
+stress)
+	# everything at once on every CPU (gfxbuf_stress.c), then the uapi
+	# checks and the fuzzer; at the end both modules must unload
+	load movable=1
+	# THP faults compact in MIGRATE_ASYNC mode, where routines must not
+	# block; the stress has a thread making them
+	echo always > /sys/kernel/mm/transparent_hugepage/enabled
+	echo always > /sys/kernel/mm/transparent_hugepage/defrag
+	# migrations by mode (0 is MIGRATE_ASYNC) and result, for the log
+	mount -t tracefs tracefs /sys/kernel/tracing
+	ev=/sys/kernel/tracing/events/movable_pool/movable_pool_migrate
+	echo 'hist:keys=mode,rc' > $ev/trigger
+	[ $rc = 0 ] && { /gfxbuf_stress $args || rc=1; }
+	grep -E '^\{|^Hits' $ev/hist
+	echo "MP_STEP async_migrate_calls=$(awk '/mode: +0,/ { n += $NF } END { print n + 0 }' $ev/hist)"
+	grep -E '^(compact_(stall|fail|success)|thp_fault_(alloc|fallback)) ' /proc/vmstat
+	# before the module goes: it owns the event
+	echo '!hist:keys=mode,rc' > $ev/trigger
+	echo never > /sys/kernel/mm/transparent_hugepage/enabled
+	[ -z "$uapi" ] || uapi movable=1
 	unload
 	;;
 bench)
