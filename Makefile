@@ -8,6 +8,8 @@
 #                          (KVER=7.2 refuses: 6.17+ needs patches/7.x)
 #   make kunit [KVER=]     KUnit suite under UML with KASAN, lockdep, DEBUG_VM
 #                          (7.2: patches/7.x applied, two CPUs)
+#   make dkms-check        install through DKMS for 6.1 and 6.12 in a throwaway
+#                          root, build a driver against it, load both in guests
 #   make docs              the guide as HTML (Sphinx + kernel-doc), in the cache
 #   make series            regenerate patches/7.x from these sources
 #   make lint              checkpatch, kernel-doc, W=1 + sparse builds
@@ -31,7 +33,7 @@ DURATION ?= 600
 T := tools/testing
 MP_CACHE_DIR := $(or $(MP_CACHE),$(HOME)/.cache/movable_pool)
 
-.PHONY: all demo check modules kunit lint vmtest stress bench docs series clean
+.PHONY: all demo check modules kunit lint vmtest stress bench docs dkms-check series clean
 
 all: modules
 
@@ -61,6 +63,9 @@ bench:
 
 docs:
 	@bash tools/docs/docs.sh
+
+dkms-check:
+	@bash $(T)/dkms.sh
 
 series:
 	@bash tools/upstream/series.sh

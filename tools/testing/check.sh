@@ -33,6 +33,7 @@ if [ -x "$here/vm/vmtest.sh" ]; then
 	step vmtest bash "$here/vm/vmtest.sh"
 	# the short version of make stress, on Debian's own kernels
 	step stress env DURATION=60 bash "$here/vm/stress.sh" "$MP_KVERS_OOT"
+	step dkms bash "$here/dkms.sh"
 fi
 step bench-smoke bash "$here/bench/bench.sh" --smoke
 

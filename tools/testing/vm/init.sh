@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
 # /init of the test guest. The kernel command line picks the scenario:
-#   mptest=boot|none|movable|unmovable|offline|stress|bench
+#   mptest=boot|none|movable|unmovable|offline|stress|dkms|bench
 #   mpargs=--opt=val,--opt=val
 #   mpuapi=1 also runs the uapi checks after the main test, and then
 #   mpfuzz=CALLS:SEED calls of gfxbuf_fuzz (4 threads) against the same limits
@@ -99,6 +99,16 @@ stress)
 	echo never > /sys/kernel/mm/transparent_hugepage/enabled
 	[ -z "$uapi" ] || uapi movable=1
 	unload
+	;;
+dkms)
+	# make dkms-check put the DKMS-built library and a driver built
+	# against it here: load them, compact, read the pool's counters
+	insmod /movable_pool.ko && insmod /movable_pool_minimal.ko || rc=1
+	echo 1 > /proc/sys/vm/compact_memory
+	stats=$(cat /sys/kernel/debug/movable_pool/minimal-*/stats 2>/dev/null)
+	echo "MP_STEP dkms_pages=$(echo "$stats" | sed -n 's/^pages //p') dkms_migrated=$(echo "$stats" | sed -n 's/^migrated //p')"
+	[ -n "$stats" ] && rmmod movable_pool_minimal && rmmod movable_pool || rc=1
+	[ $rc = 0 ] && echo "MP_STEP dkms=ok"
 	;;
 bench)
 	# one point of make bench; bench_run loads and unloads what it needs

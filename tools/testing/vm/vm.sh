@@ -77,11 +77,12 @@ MP_GUEST_BAD='WARNING:|BUG:|Oops|Kernel panic|general protection|KASAN|Call Trac
 # mp_boot KVER SCENARIO ARGS LOG [CMDLINE]: boot a guest, log its console
 # to LOG. Fails (and shows the log) on timeout, panic, or any bad kernel
 # line (MP_GUEST_OK, an extended regex, names lines that are expected).
+# MP_INITRD replaces the initramfs mp_initramfs() built.
 mp_boot() {
 	local kver=$1 scenario=$2 args=$3 log=$4 extra=${5:-} kernel initrd rc
 	local boot=0 bad
 	kernel=$(mp_vmlinuz "$kver") || return 1
-	initrd=$MP_CACHE/initramfs-$kver.cpio.gz
+	initrd=${MP_INITRD:-$MP_CACHE/initramfs-$kver.cpio.gz}
 	case $kver in *-checked) extra="$extra no5lvl" ;; esac
 	while :; do
 		boot=$((boot + 1))
@@ -123,4 +124,18 @@ mp_field() {
 	sed -n 's/^GFXBUF_RESULT //p' "$2" |
 		if [ -n "${3:-}" ]; then grep " mode=$3 "; else grep -v ' mode=uapi '; fi |
 		tr ' ' '\n' | sed -n "s/^$1=//p" | tail -1
+}
+
+# mp_fuzz_result LOG NAME SEED: the gfxbuf_fuzz summary in LOG, as the
+# RESULT line NAME (with the seed to rerun it when it failed).
+mp_fuzz_result() {
+	local fuzz
+	fuzz=$(sed -n 's/^FUZZ_RESULT //p' "$1")
+	mp_log "$2: ${fuzz:-no result}"
+	if [ "${fuzz#status=ok }" != "$fuzz" ]; then
+		mp_result pass "$2"
+	else
+		mp_result fail "$2 seed=$3"
+		return 1
+	fi
 }

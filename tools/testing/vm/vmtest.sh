@@ -48,14 +48,8 @@ for kver in ${1:-$MP_KVERS_OOT}; do
 			mp_result fail "vmtest-$kver/$scenario-uapi"
 			status=1
 		fi
-		fuzz=$(sed -n 's/^FUZZ_RESULT //p' "$log")
-		mp_log "$kver $scenario fuzz: ${fuzz:-no result}"
-		if [ "${fuzz#status=ok }" != "$fuzz" ]; then
-			mp_result pass "vmtest-$kver/$scenario-fuzz"
-		else
-			mp_result fail "vmtest-$kver/$scenario-fuzz seed=$FUZZ_SEED"
+		mp_fuzz_result "$log" "vmtest-$kver/$scenario-fuzz" "$FUZZ_SEED" ||
 			status=1
-		fi
 	done
 done
 exit $status

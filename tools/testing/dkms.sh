@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make dkms-check: install movable_pool through DKMS (Debian's dkms) for
+# Debian's 6.1 and 6.12 headers, build a second driver (the minimal sample,
+# as a driver author would: the installed header, the installed
+# Module.symvers) against it, then load both in a guest of that kernel.
+#
+# DKMS runs in a private mount namespace where /etc/dkms is a throwaway
+# directory whose framework.conf points DKMS's source, build and install
+# trees into a throwaway root under the cache; depmod runs on that root.
+# The host's own trees and running kernel are never touched.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/modules.sh"
+. "$here/vm/vm.sh"
+
+VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$MP_REPO/dkms.conf")
+root=$MP_CACHE/dkms-root
+
+# dkms_run KVER...: add, build and install for each kernel, in the namespace
+dkms_run() {
+	local args=() kver hdrs abi
+	for kver in "$@"; do
+		hdrs=$(mp_headers "$kver") || return 1
+		abi=$(basename "$hdrs" | sed 's/^linux-headers-//')
+		args+=("$abi" "$hdrs")
+		# what the kernel and headers packages leave in a real root
+		mkdir -p "$root/lib/modules/$abi"
+		ln -sfn "$hdrs" "$root/lib/modules/$abi/build"
+	done
+	printf 'source_tree="%s"\ndkms_tree="%s"\ninstall_tree="%s"\n' \
+		"$root/usr/src" "$root/var/lib/dkms" "$root/lib/modules" \
+		> "$root/etc/dkms/framework.conf"
+	unshare -m bash -euc '
+		root=$1 ver=$2
+		shift 2
+		mount --bind "$root/etc/dkms" /etc/dkms
+		dkms add -m movable_pool -v "$ver"
+		while [ $# -gt 0 ]; do
+			dkms build -m movable_pool -v "$ver" -k "$1" --kernelsourcedir "$2"
+			dkms install -m movable_pool -v "$ver" -k "$1" --kernelsourcedir "$2" --no-depmod
+			depmod -b "$root" "$1"
+			shift 2
+		done
+		dkms status' dkms "$root" "$VER" "${args[@]}"
+}
+
+# driver_build KVER DIR: the minimal sample as an out-of-tree driver of its
+# own, against what DKMS installed; prints the module's path
+driver_build() {
+	local kver=$1 dir=$2 hdrs abi symvers
+	hdrs=$(mp_headers "$kver") || return 1
+	abi=$(basename "$hdrs" | sed 's/^linux-headers-//')
+	symvers=$root/var/lib/dkms/movable_pool/$VER/$abi/x86_64/Module.symvers
+	rm -rf "$dir" && mkdir -p "$dir"
+	cp "$MP_REPO/samples/movable_pool/minimal.c" "$dir/"
+	printf 'obj-m := movable_pool_minimal.o\nmovable_pool_minimal-y := minimal.o\nccflags-y := -I%s\n' \
+		"$root/usr/src/movable_pool-$VER/include" > "$dir/Kbuild"
+	make -C "$hdrs" M="$dir" KBUILD_EXTRA_SYMBOLS="$symvers" modules >&2 ||
+		return 1
+	echo "$dir/movable_pool_minimal.ko"
+}
+
+mp_need_build_tools
+mp_need_vm_tools
+mp_need_pkgs dkms
+status=0
+kvers=${1:-6.1 6.12}
+rm -rf "$root"
+mkdir -p "$root/usr/src" "$root/var/lib/dkms" "$root/lib/modules" "$root/etc/dkms"
+git -C "$MP_REPO" ls-files -z -co --exclude-standard | rsync -a --from0 --files-from=- \
+	"$MP_REPO/" "$root/usr/src/movable_pool-$VER/"
+# shellcheck disable=SC2086
+if dkms_run $kvers > "$MP_CACHE/dkms.log" 2>&1; then
+	grep 'installed' "$MP_CACHE/dkms.log" | sed 's/^/[movable_pool] dkms: /' >&2
+else
+	tail -30 "$MP_CACHE/dkms.log" >&2
+	mp_result fail dkms-install
+	exit 1
+fi
+for kver in $kvers; do
+	abi=$(mp_abi "$kver")-amd64
+	ko=$root/lib/modules/$abi/updates/dkms/movable_pool.ko
+	# installed where modprobe looks, for the kernel it was built for
+	if [ -f "$ko" ] && modinfo -F vermagic "$ko" | grep -q "^${abi//+/\\+} " &&
+	   grep -q '^updates/dkms/movable_pool.ko' "$root/lib/modules/$abi/modules.dep"; then
+		mp_result pass "dkms-$kver/install"
+	else
+		mp_result fail "dkms-$kver/install"
+		status=1
+		continue
+	fi
+	driver=$(driver_build "$kver" "$MP_CACHE/dkms-driver-$kver" 2>"$MP_CACHE/dkms-driver-$kver.log") || {
+		cat "$MP_CACHE/dkms-driver-$kver.log" >&2
+		mp_result fail "dkms-$kver/driver-build"
+		status=1
+		continue
+	}
+	mp_result pass "dkms-$kver/driver-build"
+	# the usual guest, with the DKMS module and the driver built above
+	mp_initramfs "$kver" >/dev/null || { mp_result fail "dkms-$kver/guest"; status=1; continue; }
+	dir=$MP_CACHE/initramfs-$kver
+	cp "$ko" "$dir/movable_pool.ko"
+	cp "$driver" "$dir/movable_pool_minimal.ko"
+	(cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$MP_CACHE/initramfs-dkms-$kver.cpio.gz"
+	if MP_INITRD=$MP_CACHE/initramfs-dkms-$kver.cpio.gz \
+	   mp_boot "$kver" dkms "" "$MP_CACHE/dkms-$kver.log" &&
+	   grep -q '^MP_STEP dkms=ok' "$MP_CACHE/dkms-$kver.log"; then
+		sed -n 's/^MP_STEP dkms_/[movable_pool] '"$kver"': /p' "$MP_CACHE/dkms-$kver.log" >&2
+		mp_result pass "dkms-$kver/guest"
+	else
+		mp_result fail "dkms-$kver/guest"
+		status=1
+	fi
+done
+exit $status
