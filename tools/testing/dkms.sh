@@ -84,7 +84,7 @@ for kver in $kvers; do
 	abi=$(mp_abi "$kver")-amd64
 	ko=$root/lib/modules/$abi/updates/dkms/movable_pool.ko
 	# installed where modprobe looks, for the kernel it was built for
-	if [ -f "$ko" ] && modinfo -F vermagic "$ko" | grep -q "^${abi//+/\\+} " &&
+	if [ -f "$ko" ] && [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$abi" ] &&
 	   grep -q '^updates/dkms/movable_pool.ko' "$root/lib/modules/$abi/modules.dep"; then
 		mp_result pass "dkms-$kver/install"
 	else
@@ -108,7 +108,8 @@ for kver in $kvers; do
 	if MP_INITRD=$MP_CACHE/initramfs-dkms-$kver.cpio.gz \
 	   mp_boot "$kver" dkms "" "$MP_CACHE/dkms-$kver.log" &&
 	   grep -q '^MP_STEP dkms=ok' "$MP_CACHE/dkms-$kver.log"; then
-		sed -n 's/^MP_STEP dkms_/[movable_pool] '"$kver"': /p' "$MP_CACHE/dkms-$kver.log" >&2
+		sed -n 's/dkms_//g; s/^MP_STEP /[movable_pool] '"$kver"' guest: /p' \
+			"$MP_CACHE/dkms-$kver.log" | grep -v '=ok$' >&2
 		mp_result pass "dkms-$kver/guest"
 	else
 		mp_result fail "dkms-$kver/guest"
