@@ -91,8 +91,12 @@ stress)
 	ev=/sys/kernel/tracing/events/movable_pool/movable_pool_migrate
 	echo 'hist:keys=mode,rc' > $ev/trigger
 	[ $rc = 0 ] && { /gfxbuf_stress $args || rc=1; }
-	grep -E '^\{|^Hits' $ev/hist
-	echo "MP_STEP async_migrate_calls=$(awk '/mode: +0,/ { n += $NF } END { print n + 0 }' $ev/hist)"
+	if [ -r $ev/hist ]; then
+		grep -E '^\{|^Hits' $ev/hist
+		echo "MP_STEP async_migrate_calls=$(awk '/mode: +0,/ { n += $NF } END { print n + 0 }' $ev/hist)"
+	else
+		echo "MP_STEP async_migrate_calls=unknown"	# no HIST_TRIGGERS
+	fi
 	grep -E '^(compact_(stall|fail|success)|thp_fault_(alloc|fallback)) ' /proc/vmstat
 	# before the module goes: it owns the event
 	echo '!hist:keys=mode,rc' > $ev/trigger

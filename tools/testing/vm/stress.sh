@@ -28,6 +28,10 @@ FUZZ_CALLS=${MP_FUZZ_CALLS:-100000}
 # enter direct compaction here (compact_stall stays 0), so there it is
 # reported as not reachable
 CONTENDED="migrated pin_refused pin_busy routine_failed putback freed_isolated offline_ok rmmod_refused"
+# a minute (make check) is too short for the rarest two on 5.10 and 6.1
+# (pin_busy 4, routine_failed 0 in one 60-s 5.10 run; 175 and 17 in 600 s
+# on 6.1): there they are reported, and required from 300 s on
+RARE="pin_busy routine_failed"
 
 export MP_TCG_THREAD=multi MP_VM_SMP=4 MP_VM_MEM=2048 MP_BOOT_RETRIES=3
 # boots, the fuzzer and a KASAN kernel's teardown on top of the run
@@ -74,7 +78,12 @@ for kver in ${1:-6.1 6.12 6.12-checked}; do
 	missing=
 	for key in $CONTENDED; do
 		val=$(echo "$line" | tr ' ' '\n' | sed -n "s/^$key=//p")
-		[ "${val:-0}" -gt 0 ] || missing="$missing $key"
+		[ "${val:-0}" -gt 0 ] && continue
+		if [ "$DURATION" -lt 300 ] && [[ " $RARE " == *" $key "* ]]; then
+			mp_log "$kver: $key not taken in ${DURATION}s (required from 300 s)"
+		else
+			missing="$missing $key"
+		fi
 	done
 	if [ -n "$line" ] && [ -z "$missing" ]; then
 		mp_result pass "stress-$kver/contended-paths"
@@ -87,8 +96,11 @@ for kver in ${1:-6.1 6.12 6.12-checked}; do
 	busy=$(echo "$line" | tr ' ' '\n' | sed -n 's/^routine_busy=//p')
 	if [ "${busy:-0}" -gt 0 ]; then
 		mp_result pass "stress-$kver/routine-eagain"
-	elif [ "${async:-0}" = 0 ] && [ -n "$line" ]; then
+	elif [ "$async" = 0 ] && [ -n "$line" ]; then
 		mp_log "$kver: no MIGRATE_ASYNC call on a pool page in this run: the routine's -EAGAIN could not happen"
+		mp_result skip "stress-$kver/routine-eagain"
+	elif [ "$async" = unknown ] && [ -n "$line" ]; then
+		mp_log "$kver: no hist triggers in this kernel to count MIGRATE_ASYNC calls, and no -EAGAIN seen"
 		mp_result skip "stress-$kver/routine-eagain"
 	else
 		mp_log "$kver: $async async migrate calls, none found the BO lock taken"
