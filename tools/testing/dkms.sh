@@ -24,7 +24,7 @@ dkms_run() {
 	local args=() kver hdrs abi
 	for kver in "$@"; do
 		hdrs=$(mp_headers "$kver") || return 1
-		abi=$(basename "$hdrs" | sed 's/^linux-headers-//')
+		abi=$(mp_abi "$kver")-amd64
 		args+=("$abi" "$hdrs")
 		# what the kernel and headers packages leave in a real root
 		mkdir -p "$root/lib/modules/$abi"
@@ -52,7 +52,7 @@ dkms_run() {
 driver_build() {
 	local kver=$1 dir=$2 hdrs abi symvers
 	hdrs=$(mp_headers "$kver") || return 1
-	abi=$(basename "$hdrs" | sed 's/^linux-headers-//')
+	abi=$(mp_abi "$kver")-amd64
 	symvers=$root/var/lib/dkms/movable_pool/$VER/$abi/x86_64/Module.symvers
 	rm -rf "$dir" && mkdir -p "$dir"
 	cp "$MP_REPO/samples/movable_pool/minimal.c" "$dir/"
