@@ -22,82 +22,19 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <sched.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 
 #define GUEST_NAME	"bench_run"
 #define GUEST_RESULT	"BENCH_RESULT"
 #include "../vm/guest.h"
 
-#define PAGE_SZ		4096ul
+static struct anon_hold anon;
 
 static struct {
 	const char *kind;
 	unsigned int held_pct, tries;
 	unsigned long seed;
 } opt = { NULL, 40, 3, 1 };
-
-/* Keep the next slot? rnd() runs the same sequence as bench_driver.ko. */
-static int keep_next(unsigned int keep_pct)
-{
-	return rnd() % 100 < keep_pct;
-}
-
-static uint32_t anon_word(unsigned long slot, unsigned int i)
-{
-	return (uint32_t)(slot * 2654435761u) ^ (i * 0x9e3779b9u) ^
-	       (uint32_t)opt.seed;
-}
-
-static uint8_t *anon;
-static uint8_t *anon_kept;	/* one byte per slot, in this process */
-
-static unsigned long anon_hold(unsigned long pages, unsigned int keep_pct)
-{
-	unsigned long slot, kept = 0;
-	unsigned int i;
-
-	anon = mmap(NULL, pages * PAGE_SZ, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	anon_kept = calloc(pages, 1);
-	if (anon == MAP_FAILED || !anon_kept)
-		die("mmap");
-	for (slot = 0; slot < pages; slot++) {
-		uint32_t *p = (uint32_t *)(anon + slot * PAGE_SZ);
-
-		for (i = 0; i < PAGE_SZ / 4; i++)
-			p[i] = anon_word(slot, i);
-	}
-	for (slot = 0; slot < pages; slot++) {
-		if (keep_next(keep_pct)) {
-			anon_kept[slot] = 1;
-			kept++;
-		} else if (madvise(anon + slot * PAGE_SZ, PAGE_SZ,
-				   MADV_DONTNEED)) {
-			die("madvise");
-		}
-	}
-	return kept;
-}
-
-static unsigned long anon_mismatches(unsigned long pages)
-{
-	unsigned long slot, bad = 0;
-	unsigned int i;
-
-	for (slot = 0; slot < pages; slot++) {
-		uint32_t *p = (uint32_t *)(anon + slot * PAGE_SZ);
-
-		if (!anon_kept[slot])
-			continue;
-		for (i = 0; i < PAGE_SZ / 4; i++)
-			if (p[i] != anon_word(slot, i)) {
-				bad++;
-				break;
-			}
-	}
-	return bad;
-}
 
 static void run(const char *cmd)
 {
@@ -235,7 +172,7 @@ int main(int argc, char **argv)
 		keep_pct = (100 * held_kb + alloc_kb / 2) / alloc_kb;
 		say("%s: %lu pages, keeping %u%%", opt.kind, pages, keep_pct);
 		if (!strcmp(opt.kind, "anon"))
-			kept = anon_hold(pages, keep_pct);
+			kept = anon_hold(&anon, pages, keep_pct, opt.seed);
 		else
 			driver_hold(pages, keep_pct);
 	}
@@ -255,7 +192,7 @@ int main(int argc, char **argv)
 	huge = hugepages_best(opt.tries);
 
 	if (!strcmp(opt.kind, "anon")) {
-		bad = anon_mismatches(pages);
+		bad = anon_mismatches(&anon);
 		checked = kept;
 	} else if (!none) {
 		driver_verify(&checked, &bad, &migrated);

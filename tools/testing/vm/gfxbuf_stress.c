@@ -42,7 +42,6 @@
 #define GUEST_RESULT	"STRESS_RESULT"
 #include "guest.h"
 
-#define PAGE_SZ		4096u
 #define WORDS		(PAGE_SZ / 4)
 #define MAX_USER_BOS	16
 #define MAX_CHILDREN	4

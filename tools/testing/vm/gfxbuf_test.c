@@ -41,7 +41,6 @@
 #define GUEST_RESULT	"GFXBUF_RESULT"
 #include "guest.h"
 
-#define PAGE_SZ		4096u
 #define WORDS		(PAGE_SZ / 4)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 

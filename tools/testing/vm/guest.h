@@ -17,10 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #define HUGE_MIB	2
+#define PAGE_SZ		4096ul
 
 static inline void say(const char *fmt, ...)
 {
@@ -115,6 +117,84 @@ static inline long read_long(const char *path)
 		buf[0] = 0;
 	close(f);
 	return atol(buf);
+}
+
+/*
+ * Anonymous memory held with random holes: each page is written, then
+ * kept with probability keep_pct% (the same xorshift sequence as
+ * bench_driver.ko's) or given back with MADV_DONTNEED.
+ */
+struct anon_hold {
+	uint8_t *mem;
+	uint8_t *kept;		/* one byte per page, in this process */
+	unsigned long pages;
+	uint32_t seed;
+};
+
+static inline uint32_t anon_word(const struct anon_hold *h,
+				 unsigned long slot, unsigned int i)
+{
+	return (uint32_t)(slot * 2654435761u) ^ (i * 0x9e3779b9u) ^ h->seed;
+}
+
+/* Returns how many pages it kept. */
+static inline unsigned long anon_hold(struct anon_hold *h, unsigned long pages,
+				      unsigned int keep_pct, unsigned long seed)
+{
+	unsigned long slot, kept = 0;
+	unsigned int i;
+
+	h->pages = pages;
+	h->seed = seed;
+	h->mem = mmap(NULL, pages * PAGE_SZ, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	h->kept = calloc(pages, 1);
+	if (h->mem == MAP_FAILED || !h->kept)
+		die("mmap");
+	for (slot = 0; slot < pages; slot++) {
+		uint32_t *p = (uint32_t *)(h->mem + slot * PAGE_SZ);
+
+		for (i = 0; i < PAGE_SZ / 4; i++)
+			p[i] = anon_word(h, slot, i);
+	}
+	for (slot = 0; slot < pages; slot++) {
+		if (rnd() % 100 < keep_pct) {
+			h->kept[slot] = 1;
+			kept++;
+		} else if (madvise(h->mem + slot * PAGE_SZ, PAGE_SZ,
+				   MADV_DONTNEED)) {
+			die("madvise");
+		}
+	}
+	return kept;
+}
+
+/* Kept pages whose contents changed. */
+static inline unsigned long anon_mismatches(const struct anon_hold *h)
+{
+	unsigned long slot, bad = 0;
+	unsigned int i;
+
+	for (slot = 0; slot < h->pages; slot++) {
+		uint32_t *p = (uint32_t *)(h->mem + slot * PAGE_SZ);
+
+		if (!h->kept[slot])
+			continue;
+		for (i = 0; i < PAGE_SZ / 4; i++)
+			if (p[i] != anon_word(h, slot, i)) {
+				bad++;
+				break;
+			}
+	}
+	return bad;
+}
+
+static inline void anon_release(struct anon_hold *h)
+{
+	munmap(h->mem, h->pages * PAGE_SZ);
+	free(h->kept);
+	h->mem = NULL;
+	h->kept = NULL;
 }
 
 /*

@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
 # /init of the test guest. The kernel command line picks the scenario:
-#   mptest=boot|none|movable|unmovable|offline|stress|dkms|bench
+#   mptest=boot|none|movable|unmovable|offline|stress|dkms|balloon|bench
 #   mpargs=--opt=val,--opt=val
 #   mpuapi=1 also runs the uapi checks after the main test, and then
 #   mpfuzz=CALLS:SEED calls of gfxbuf_fuzz (4 threads) against the same limits
@@ -113,6 +113,20 @@ dkms)
 	echo "MP_STEP dkms_pages=$(echo "$stats" | sed -n 's/^pages //p') dkms_migrated=$(echo "$stats" | sed -n 's/^migrated //p')"
 	[ -n "$stats" ] && rmmod movable_pool_minimal && rmmod movable_pool || rc=1
 	[ $rc = 0 ] && echo "MP_STEP dkms=ok"
+	;;
+balloon)
+	# the virtio core where Debian builds it as modules, then one balloon
+	# driver: ours (--driver=mp) or the kernel's (--driver=virtio)
+	for m in /virtio/core-*.ko; do
+		[ -e "$m" ] && { insmod "$m" || rc=1; }
+	done
+	case $args in
+	*--driver=virtio*) mods=virtio_balloon; insmod /virtio/virtio_balloon.ko || rc=1 ;;
+	*) mods="mp_balloon movable_pool"; insmod /movable_pool.ko && insmod /mp_balloon.ko || rc=1 ;;
+	esac
+	[ $rc = 0 ] && { /balloon_guest $args || rc=1; }
+	# both must let go of the device and their pages
+	for m in $mods; do rmmod $m || rc=1; done
 	;;
 bench)
 	# one point of make bench; bench_run loads and unloads what it needs

@@ -29,6 +29,32 @@ mp_vmlinuz() {
 	echo "$root/boot/vmlinuz-$abi-amd64"
 }
 
+# Copy Debian's virtio modules for $1 into $2, for the balloon test: the
+# virtio core where Debian builds it as modules (5.10, 6.1), numbered in
+# load order, and the kernel's own balloon driver to compare with.
+mp_virtio_modules() {
+	local kver=$1 dir=$2 image m f n=0 out
+	case $kver in *-checked) return 0 ;; esac
+	image=$(mp_vmlinuz "$kver") || return 1
+	image=${image%/boot/*}
+	mkdir -p "$dir"
+	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev \
+		virtio_pci virtio_balloon; do
+		f=$(find "$image" -name "$m.ko*" | head -1)
+		[ -n "$f" ] || continue
+		if [ $m = virtio_balloon ]; then
+			out=$dir/virtio_balloon.ko
+		else
+			n=$((n + 1))
+			out=$dir/core-$n-$m.ko
+		fi
+		case $f in
+		*.xz) xz -dc "$f" > "$out" ;;
+		*) cp "$f" "$out" ;;
+		esac || return 1
+	done
+}
+
 # Build the guest's initramfs for $1 and print its path.
 mp_initramfs() {
 	local kver=$1 mods dir out
@@ -43,6 +69,9 @@ mp_initramfs() {
 	cp /bin/busybox "$dir/bin/busybox"
 	cp "$mods/movable_pool.ko" "$mods/samples/movable_pool/gfxbuf.ko" \
 		"$mods/samples/movable_pool/movable_pool_minimal.ko" "$dir/"
+	# kernels built without virtio have no balloon sample
+	cp "$mods/samples/movable_pool/mp_balloon.ko" "$dir/" 2>/dev/null
+	mp_virtio_modules "$kver" "$dir/virtio" || return 1
 	# make bench's driver exists for the kernels it measures
 	cp "$mods/tools/testing/bench/bench_driver.ko" "$dir/" 2>/dev/null
 	gcc -static -O2 -pthread -Wall -o "$dir/gfxbuf_test" \
@@ -53,6 +82,8 @@ mp_initramfs() {
 		"$MP_REPO/tools/testing/vm/gfxbuf_fuzz.c" || return 1
 	gcc -static -O2 -pthread -Wall -o "$dir/gfxbuf_stress" \
 		"$MP_REPO/tools/testing/vm/gfxbuf_stress.c" || return 1
+	gcc -static -O2 -Wall -o "$dir/balloon_guest" \
+		"$MP_REPO/tools/testing/vm/balloon_guest.c" || return 1
 	install -m 755 "$MP_REPO/tools/testing/vm/init.sh" "$dir/init"
 	(cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
 	echo "$out"
@@ -77,7 +108,8 @@ MP_GUEST_BAD='WARNING:|BUG:|Oops|Kernel panic|general protection|KASAN|Call Trac
 # mp_boot KVER SCENARIO ARGS LOG [CMDLINE]: boot a guest, log its console
 # to LOG. Fails (and shows the log) on timeout, panic, or any bad kernel
 # line (MP_GUEST_OK, an extended regex, names lines that are expected).
-# MP_INITRD replaces the initramfs mp_initramfs() built.
+# MP_INITRD replaces the initramfs mp_initramfs() built; MP_QEMU_ARGS adds
+# devices and options to QEMU's command line.
 mp_boot() {
 	local kver=$1 scenario=$2 args=$3 log=$4 extra=${5:-} kernel initrd rc
 	local boot=0 bad
@@ -89,7 +121,7 @@ mp_boot() {
 		timeout "${MP_VM_TIMEOUT:-600}" qemu-system-x86_64 \
 			-accel tcg,thread=${MP_TCG_THREAD:-single} -cpu max \
 			-m "${MP_VM_MEM:-1024}" -smp "${MP_VM_SMP:-2}" -nographic -no-reboot \
-			-kernel "$kernel" -initrd "$initrd" \
+			-kernel "$kernel" -initrd "$initrd" ${MP_QEMU_ARGS:-} \
 			-append "console=ttyS0 panic=-1 loglevel=5 mptest=$scenario mpargs=$args $extra" \
 			< /dev/null > "$log" 2>&1
 		rc=$?
