@@ -11,12 +11,16 @@
 # Each kind holds 10, 20, 40 and 60% of RAM with random holes, five boots
 # per point (bench_run.c says what one boot does). Then alloc+free and
 # pin+unpin per page on every vCPU of guests with 1, 2 and 4 vCPUs, and the
-# KUnit microbenchmarks without debug options. Writes bench/RESULTS.md,
+# KUnit microbenchmarks without debug options. Then the virtio balloon:
+# samples/movable_pool/mp_balloon.c against Debian's virtio_balloon in 2 GiB
+# guests with a 1 GiB balloon, one run per seed and driver
+# (tools/testing/vm/balloon.sh). Writes bench/RESULTS.md,
 # bench/results/latest.json and the plots (tools/testing/bench/report.py).
 #
 # Knobs: MP_BENCH_BOOTS (5), MP_BENCH_PCTS ("10 20 40 60"), MP_KVERS,
 # MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_KUNIT_RUNS
-# (3), MP_BENCH_OUT (bench/ of this repository).
+# (3), MP_BENCH_BALLOON_SEEDS ("1 2 3"), MP_BENCH_OUT (bench/ of this
+# repository).
 # --smoke: one boot per kind at 40% on 6.12, report under the cache, and
 # RESULT lines for make check (every boot ok, pool above unmovable).
 set -u
@@ -32,13 +36,14 @@ PCTS=${MP_BENCH_PCTS:-"10 20 40 60"}
 KUNIT_RUNS=${MP_BENCH_KUNIT_RUNS:-3}
 SMPS=${MP_BENCH_SMPS:-"1 2 4"}
 MICRO_BOOTS=${MP_BENCH_MICRO_BOOTS:-3}
+BALLOON_SEEDS=${MP_BENCH_BALLOON_SEEDS:-"1 2 3"}
 OUT=${MP_BENCH_OUT:-$MP_REPO/bench}
 WORK=$MP_CACHE/bench
 KINDS="anon handrolled pool unmovable"
 SMOKE=
 if [ "${1:-}" = --smoke ]; then
 	SMOKE=1
-	BOOTS=1 PCTS=40 KUNIT_RUNS=0 MICRO_BOOTS=0 MP_KVERS=6.12
+	BOOTS=1 PCTS=40 KUNIT_RUNS=0 MICRO_BOOTS=0 MP_KVERS=6.12 BALLOON_SEEDS=
 	WORK=$MP_CACHE/bench-smoke
 	OUT=$WORK/report
 fi
@@ -101,6 +106,19 @@ run_smp() {
 	done
 }
 
+# Both balloon drivers on one kernel, a guest per seed and driver; the
+# BALLOON_RUN lines go to balloon-KVER.txt, the rest to a log per seed.
+run_balloon() {
+	local kver=$1 seed
+	for seed in $BALLOON_SEEDS; do
+		mp_log "$kver: balloon drivers, seed $seed"
+		MP_BALLOON_MEM=2048 MP_BALLOON_MIB=1024 MP_BALLOON_TRIES=3 \
+		MP_BALLOON_SEED=$seed bash "$here/../vm/balloon.sh" \
+			--drivers="mp virtio" "$kver" 2> "$WORK/balloon-$kver-$seed.log" |
+			grep '^BALLOON_RUN'
+	done > "$WORK/balloon-$kver.txt"
+}
+
 # The KUnit microbenchmarks in the UML build without debug options.
 run_kunit() {
 	local i
@@ -128,11 +146,15 @@ wait
 [ "$MICRO_BOOTS" -gt 0 ] && for kver in $MP_KVERS; do
 	run_smp "$kver"
 done
+[ -n "$BALLOON_SEEDS" ] && for kver in $MP_KVERS; do
+	run_balloon "$kver" &
+done
+wait
 mp_log "guests done in $(($(date +%s) - t0)) s"
 if [ -z "$SMOKE" ]; then
 	exec python3 "$here/report.py" --out "$OUT" --kunit "$WORK/kunit.txt" \
 		--seconds $(($(date +%s) - t0)) "$WORK"/points-*.txt \
-		--micro "$WORK"/micro-*.txt
+		--micro "$WORK"/micro-*.txt --balloon "$WORK"/balloon-*.txt
 fi
 
 if python3 "$here/report.py" --out "$OUT" "$WORK"/points-*.txt > "$WORK/report.log" 2>&1; then

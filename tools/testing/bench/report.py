@@ -174,6 +174,116 @@ def parse_micro(paths):
     return lines, died, failed
 
 
+def parse_balloon(paths):
+    """BALLOON_RUN lines of tools/testing/vm/balloon.sh, per kernel."""
+    runs = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if not line.startswith("BALLOON_RUN "):
+                    continue
+                rec = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+                runs.setdefault(rec["kver"], []).append(rec)
+    return runs
+
+
+def balloon_table(runs):
+    """Per kernel and driver: summaries of what the balloon runs measured."""
+    table = {}
+    for k, recs in runs.items():
+        for drv in ("mp", "virtio"):
+            ok = [r for r in recs if r.get("driver") == drv and
+                  r.get("status") == "ok" and r.get("host_status") == "ok"]
+            total = [r for r in recs if r.get("driver", drv) == drv]
+            if not ok:
+                table[(k, drv)] = dict(ok=0, runs=len(total))
+                continue
+            gib = float(ok[0]["size_mib"]) / 1024
+            secs = [[float(x) for x in r["host_s"].split(",")] for r in ok]
+            table[(k, drv)] = dict(
+                ok=len(ok), runs=len(total), gib=gib,
+                huge=summary([int(r["huge_pages"]) for r in ok]),
+                inflate=summary([t[i] / gib for t in secs for i in (0, 2)]),
+                deflate=summary([t[i] / gib for t in secs for i in (1, 3)]),
+                compaction=summary([int(r["compaction_migrated"]) for r in ok]),
+                migrated=summary([int(r["migrated"]) for r in ok]),
+                meta=summary([int(r.get("array_bytes", 0)) / 1024 / gib
+                              for r in ok]))
+    return table
+
+
+def balloon_section(runs, w):
+    if not runs:
+        return
+    t = balloon_table(runs)
+    w("")
+    w("## Virtio balloon: mp_balloon against Debian's virtio_balloon")
+    w("")
+    w("`tools/testing/vm/balloon.sh --drivers=\"mp virtio\"` in 2 GiB "
+      "guests with QEMU's `virtio-balloon-pci`, one run per seed and "
+      "driver, the same seed for both drivers. The guest holds anonymous "
+      "memory with random holes; the host inflates the balloon to 1 GiB "
+      "through QMP (`balloon`), so balloon pages land all over memory; the "
+      "guest frees the anonymous memory, compacts and asks for huge pages "
+      "(best of 3), fills what is still available and checks it, then the "
+      "host deflates, inflates again and deflates. **mp_balloon** is "
+      "`samples/movable_pool/mp_balloon.c`; **virtio_balloon** is the "
+      "kernel's own driver with balloon compaction. Inflate and deflate "
+      "times are the host's, from the `balloon` command until "
+      "`query-balloon` reports the size (both inflations and both "
+      "deflations of each run). Migrations: balloon pages moved during the "
+      "compaction and huge page requests, and over the whole run. Driver "
+      "memory: what the driver allocates to track its pages, per GiB of "
+      "balloon (mp_balloon's slot array; virtio_balloon links its pages "
+      "through `page->lru`). Every run also passed the host's frame "
+      "checks (balloon_host.py): median (min–max).")
+    rows = (("huge pages while inflated", "huge", 0),
+            ("inflate, s per GiB", "inflate", 2),
+            ("deflate, s per GiB", "deflate", 2),
+            ("balloon pages migrated (compaction)", "compaction", 0),
+            ("balloon pages migrated (whole run)", "migrated", 0),
+            ("driver memory, KiB per GiB", "meta", 0))
+    for k in sorted(runs):
+        w("")
+        w("Linux %s" % k)
+        w("")
+        w("| | mp_balloon (movable_pool) | virtio_balloon |")
+        w("|---|---|---|")
+        mp, vb = t[(k, "mp")], t[(k, "virtio")]
+        w("| runs passed | %d of %d | %d of %d |" % (
+            mp["ok"], mp["runs"], vb["ok"], vb["runs"]))
+        if not (mp["ok"] and vb["ok"]):
+            continue
+        for what, key, digits in rows:
+            w("| %s | %s | %s |" % (what, fmt(mp[key], digits),
+                                    fmt(vb[key], digits)))
+
+
+def balloon_targets(runs):
+    """Equal huge pages and no slower, each within the runs' spread."""
+    rows = []
+    t = balloon_table(runs)
+    for k in sorted(runs):
+        mp, vb = t[(k, "mp")], t[(k, "virtio")]
+        if not (mp["ok"] and vb["ok"]):
+            rows.append("| mp_balloon runs | %s | %d of %d passed | %s |" % (
+                k, mp["ok"], mp["runs"], "**not met**"))
+            continue
+        for what, key, better in (
+                ("huge pages while inflated", "huge", max),
+                ("inflate time per GiB", "inflate", min),
+                ("deflate time per GiB", "deflate", min)):
+            m, v = mp[key]["median"], vb[key]
+            # within the spread: not worse than virtio_balloon's worst run
+            worst = v["min"] if better is max else v["max"]
+            ok = better(m, worst) == m
+            rows.append("| mp_balloon %s ≈ virtio_balloon (median within "
+                        "its range, or better) | %s | %.4g vs %.4g (%.4g–%.4g) | %s |"
+                        % (what, k, m, v["median"], v["min"], v["max"],
+                           "met" if ok else "**not met**"))
+    return rows
+
+
 def micro_section(micro, w):
     lines, died, failed = micro
     if not lines:
@@ -432,6 +542,8 @@ def markdown(bench, table, kunit, failed, pngs, args):
     w("| target | kernel | got | |")
     w("|---|---|---|---|")
     L.extend(targets(bench, table, kunit))
+    L.extend(balloon_targets(args.balloon_data))
+    balloon_section(args.balloon_data, w)
     micro_section(args.micro_data, w)
     if failed:
         w("")
@@ -450,8 +562,10 @@ def main():
     ap.add_argument("--kunit")
     ap.add_argument("--seconds", type=int, default=0)
     ap.add_argument("--micro", nargs="*", default=[])
+    ap.add_argument("--balloon", nargs="*", default=[])
     args = ap.parse_args()
     args.micro_data = parse_micro(args.micro)
+    args.balloon_data = parse_balloon(args.balloon)
 
     points, failed = parse_points(args.points)
     bench = Bench(points)
