@@ -163,16 +163,18 @@ static void mp_balloon_shrink(struct mp_balloon *b)
 static unsigned int mp_balloon_inflate(struct mp_balloon *b, unsigned int nr)
 {
 	unsigned long slot = b->nr_pages;
+	struct page *page;
 	unsigned int i, n;
 
 	if (slot + nr > b->max_pages && mp_balloon_grow(b, slot + nr))
 		return 0;
 	/* until they are in pages[], the routine leaves these alone */
 	for (n = 0; n < nr; n++) {
-		b->batch[n] = movable_pool_alloc_page(b->pool, MP_BALLOON_GFP,
-						      b, slot + n);
-		if (!b->batch[n])
+		page = movable_pool_alloc_page(b->pool, MP_BALLOON_GFP, b,
+					       slot + n);
+		if (IS_ERR(page))
 			break;
+		b->batch[n] = page;
 	}
 	if (!n)
 		return 0;
