@@ -5,7 +5,8 @@
 # Sphinx (Debian's package), the API reference pulled from the kernel-doc
 # comments by the kernel's own kerneldoc extension (from Debian's 6.12
 # linux-source). Any Sphinx or kernel-doc warning fails it. The HTML lands
-# in $MP_CACHE/docs/html.
+# in $MP_CACHE/docs/html. Then the guide's lines-of-change table must be
+# what tools/docs/lines-of-change.sh measures now.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../testing/lib.sh"
@@ -25,3 +26,4 @@ else
 	mp_result fail docs
 	exit 1
 fi
+bash "$here/lines-of-change.sh" --check

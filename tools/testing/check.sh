@@ -3,8 +3,9 @@
 #
 # Everything `make check` runs. Each step prints RESULT lines; this script
 # counts them and ends with "N passed, N failed". Exit status 1 on any
-# failure. Steps: KUnit (UML, every kernel), module builds, lint, VM tests,
-# a 60-second stress per kernel, and one point of make bench.
+# failure. Steps: KUnit (UML, every kernel), module builds, lint, docs, VM
+# tests, a 60-second stress per kernel, DKMS, the virtio balloon sample
+# against QEMU's device, and one point of make bench.
 set -u
 here=$(dirname "$0")
 . "$here/lib.sh"
@@ -34,6 +35,8 @@ if [ -x "$here/vm/vmtest.sh" ]; then
 	# the short version of make stress, on Debian's own kernels
 	step stress env DURATION=60 bash "$here/vm/stress.sh" "$MP_KVERS_OOT"
 	step dkms bash "$here/dkms.sh"
+	# mp_balloon against QEMU's virtio-balloon device, 256 MiB balloon
+	step balloon bash "$here/vm/balloon.sh"
 fi
 step bench-smoke bash "$here/bench/bench.sh" --smoke
 
