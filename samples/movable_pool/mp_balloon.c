@@ -14,6 +14,9 @@
  * The balloon's pages come from a movable_pool, so compaction, CMA and
  * memory offlining can move them. Moving a balloon page copies nothing:
  * the device is told to take the new page and give back the old one.
+ * The tables that find them (8 bytes a page, 2 MiB per GiB) come from a
+ * second pool and move too: all the driver keeps in unmovable memory is a
+ * directory of those table pages, 8 bytes per 2 MiB of balloon.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -39,6 +42,8 @@
 #define MP_BALLOON_BATCH	256
 /* the device counts 4 KiB frames, whatever the guest's page size */
 #define MP_BALLOON_FRAMES	(PAGE_SIZE >> VIRTIO_BALLOON_PFN_SHIFT)
+/* slots per table page */
+#define MP_BALLOON_PER_TABLE	(PAGE_SIZE / sizeof(struct page *))
 /* the balloon gives way: no reserves, no retries, no OOM kills for it */
 #define MP_BALLOON_GFP		(MOVABLE_POOL_GFP | __GFP_NOMEMALLOC | \
 				 __GFP_NORETRY | __GFP_NOWARN)
@@ -47,7 +52,8 @@ struct mp_balloon {
 	struct virtio_device *vdev;
 	struct virtqueue *inflate_vq;
 	struct virtqueue *deflate_vq;
-	struct movable_pool *pool;
+	struct movable_pool *pool;	/* the balloon's pages */
+	struct movable_pool *tables;	/* the pages of its slot tables */
 	struct delayed_work resize;	/* moves the balloon to num_pages */
 	wait_queue_head_t acked;	/* the device has used our buffer */
 	struct dentry *debugfs;
@@ -61,18 +67,29 @@ struct mp_balloon {
 	/*
 	 * Guards what follows and both queues. The routine takes it with the
 	 * page lock held, so nothing here may wait for a pool page: pages
-	 * and arrays are allocated before taking it.
+	 * and tables are allocated before taking it. A balloon page's index
+	 * is its slot, a table page's its place in dir[].
 	 */
 	struct mutex lock;
-	struct page **pages;		/* the balloon; index == slot */
+	struct page **dir;		/* slot s is in table dir[s / PER] */
+	unsigned long nr_tables;	/* written by resize */
+	unsigned long max_tables;	/* room in dir[] */
 	unsigned long nr_pages;		/* slots in use, written by resize */
-	unsigned long max_pages;	/* slots allocated */
 	unsigned long inflated;
 	unsigned long deflated;
 	__virtio32 frames[MP_BALLOON_BATCH * MP_BALLOON_FRAMES];
 };
 
 static struct dentry *mp_balloon_debugfs_root;
+
+/* Table pages have no highmem: they are read through page_address(). */
+static struct page **mp_balloon_slot(struct mp_balloon *b, unsigned long slot)
+{
+	struct page **table = page_address(b->dir[slot / MP_BALLOON_PER_TABLE]);
+
+	lockdep_assert_held(&b->lock);
+	return &table[slot % MP_BALLOON_PER_TABLE];
+}
 
 /* Hand @nr pages to the device on @vq and wait until it has taken them. */
 static void mp_balloon_tell(struct mp_balloon *b, struct virtqueue *vq,
@@ -109,54 +126,100 @@ static int mp_balloon_migrate(struct movable_pool *pool, void *owner,
 
 	if (!mutex_trylock(&b->lock))
 		return -EAGAIN;
-	if (index >= b->nr_pages || b->pages[index] != src) {
+	if (index >= b->nr_pages || *mp_balloon_slot(b, index) != src) {
 		mutex_unlock(&b->lock);
 		return -ENOENT;		/* not yet in, or on its way out */
 	}
 	mp_balloon_tell(b, b->inflate_vq, &dst, 1);
 	mp_balloon_tell(b, b->deflate_vq, &src, 1);
-	b->pages[index] = dst;
+	*mp_balloon_slot(b, index) = dst;
 	mutex_unlock(&b->lock);
 	adjust_managed_page_count(src, 1);	/* the zones may differ */
 	adjust_managed_page_count(dst, -1);
 	return 0;
 }
 
+/* A table page moves like any driver data: copy it, repoint dir[]. */
+static int mp_balloon_migrate_table(struct movable_pool *pool, void *owner,
+				    pgoff_t index, struct page *dst,
+				    struct page *src, enum migrate_mode mode)
+{
+	struct mp_balloon *b = owner;
+	int ret = -ENOENT;	/* being freed */
+
+	if (!mutex_trylock(&b->lock))
+		return -EAGAIN;
+	if (index < b->nr_tables && b->dir[index] == src) {
+		movable_pool_copy_page(dst, src);
+		b->dir[index] = dst;
+		ret = 0;
+	}
+	mutex_unlock(&b->lock);
+	return ret;
+}
+
 static const struct movable_pool_ops mp_balloon_ops = {
 	.migrate = mp_balloon_migrate,
 };
 
-/* Make room for @want slots, outside the lock (see struct mp_balloon). */
-static int mp_balloon_grow(struct mp_balloon *b, unsigned long want)
-{
-	unsigned long max = max3(want, 2 * b->max_pages, 1024UL);
-	struct page **pages, **old;
+static const struct movable_pool_ops mp_balloon_table_ops = {
+	.migrate = mp_balloon_migrate_table,
+};
 
-	pages = kvcalloc(max, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
-	if (!pages)
+/* Room for one more table page in dir[]. */
+static int mp_balloon_grow_dir(struct mp_balloon *b)
+{
+	unsigned long max = max(2 * b->max_tables, 16UL);
+	struct page **dir, **old;
+
+	dir = kcalloc(max, sizeof(*dir), GFP_KERNEL);
+	if (!dir)
 		return -ENOMEM;
 	mutex_lock(&b->lock);
-	old = b->pages;
+	old = b->dir;
 	if (old)
-		memcpy(pages, old, b->nr_pages * sizeof(*pages));
-	b->pages = pages;
-	b->max_pages = max;
+		memcpy(dir, old, b->nr_tables * sizeof(*dir));
+	b->dir = dir;
+	b->max_tables = max;
 	mutex_unlock(&b->lock);
-	kvfree(old);
+	kfree(old);
 	return 0;
 }
 
-/* An empty balloon keeps no array. */
+/* Tables for @want slots, allocated outside the lock (see struct mp_balloon). */
+static int mp_balloon_grow(struct mp_balloon *b, unsigned long want)
+{
+	struct page *table;
+
+	while (b->nr_tables * MP_BALLOON_PER_TABLE < want) {
+		if (b->nr_tables == b->max_tables && mp_balloon_grow_dir(b))
+			return -ENOMEM;
+		table = movable_pool_alloc_page(b->tables, GFP_KERNEL |
+						__GFP_NOWARN, b, b->nr_tables);
+		if (IS_ERR(table))
+			return PTR_ERR(table);
+		mutex_lock(&b->lock);
+		b->dir[b->nr_tables++] = table;
+		mutex_unlock(&b->lock);
+	}
+	return 0;
+}
+
+/* An empty balloon keeps no tables. */
 static void mp_balloon_shrink(struct mp_balloon *b)
 {
-	struct page **old;
+	unsigned long nr = b->nr_tables;
+	struct page **dir;
 
 	mutex_lock(&b->lock);
-	old = b->pages;
-	b->pages = NULL;
-	b->max_pages = 0;
+	dir = b->dir;
+	b->dir = NULL;
+	b->nr_tables = 0;
+	b->max_tables = 0;
 	mutex_unlock(&b->lock);
-	kvfree(old);
+	/* the table routine finds them gone and leaves them alone */
+	movable_pool_free_pages(b->tables, dir, nr);
+	kfree(dir);
 }
 
 /* Give the device up to @nr more pages; return how many it got. */
@@ -166,9 +229,9 @@ static unsigned int mp_balloon_inflate(struct mp_balloon *b, unsigned int nr)
 	struct page *page;
 	unsigned int i, n;
 
-	if (slot + nr > b->max_pages && mp_balloon_grow(b, slot + nr))
+	if (mp_balloon_grow(b, slot + nr))
 		return 0;
-	/* until they are in pages[], the routine leaves these alone */
+	/* until they are in a table, the routine leaves these alone */
 	for (n = 0; n < nr; n++) {
 		page = movable_pool_alloc_page(b->pool, MP_BALLOON_GFP, b,
 					       slot + n);
@@ -181,7 +244,7 @@ static unsigned int mp_balloon_inflate(struct mp_balloon *b, unsigned int nr)
 	mutex_lock(&b->lock);
 	mp_balloon_tell(b, b->inflate_vq, b->batch, n);
 	for (i = 0; i < n; i++) {
-		b->pages[slot + i] = b->batch[i];
+		*mp_balloon_slot(b, slot + i) = b->batch[i];
 		adjust_managed_page_count(b->batch[i], -1);
 	}
 	b->nr_pages += n;
@@ -197,15 +260,13 @@ static unsigned int mp_balloon_deflate(struct mp_balloon *b, unsigned int nr)
 
 	mutex_lock(&b->lock);
 	nr = min_t(unsigned long, nr, b->nr_pages);
-	for (i = 0; i < nr; i++) {
-		b->batch[i] = b->pages[--b->nr_pages];
-		b->pages[b->nr_pages] = NULL;
-	}
+	for (i = 0; i < nr; i++)
+		b->batch[i] = *mp_balloon_slot(b, --b->nr_pages);
 	if (nr)
 		mp_balloon_tell(b, b->deflate_vq, b->batch, nr);
 	b->deflated += nr;
 	mutex_unlock(&b->lock);
-	/* out of pages[]: the routine no longer moves them */
+	/* past nr_pages: the routine no longer moves them */
 	for (i = 0; i < nr; i++)
 		adjust_managed_page_count(b->batch[i], 1);
 	movable_pool_free_pages(b->pool, b->batch, nr);
@@ -240,7 +301,7 @@ static void mp_balloon_resize(struct work_struct *work)
 						 (unsigned long)MP_BALLOON_BATCH));
 	if (done)
 		mp_balloon_set_actual(b);
-	if (!b->nr_pages && b->pages)
+	if (!b->nr_pages && b->nr_tables)
 		mp_balloon_shrink(b);
 	/* short of memory: the spec lets the balloon lag; try again later */
 	if (b->nr_pages != target)
@@ -279,18 +340,21 @@ static int mp_balloon_state_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&b->lock);
 	for (i = 0; i < b->nr_pages; i++) {
-		frame = page_to_pfn(b->pages[i]) * MP_BALLOON_FRAMES;
+		frame = page_to_pfn(*mp_balloon_slot(b, i)) * MP_BALLOON_FRAMES;
 		for (j = 0; j < MP_BALLOON_FRAMES; j++) {
 			sum += frame + j;
 			xor ^= frame + j;
 		}
 	}
-	seq_printf(m, "pages=%lu frames=%lu sum=%llu xor=%llu array_bytes=%lu inflated=%lu deflated=%lu",
+	seq_printf(m, "pages=%lu frames=%lu sum=%llu xor=%llu tables=%lu dir_bytes=%lu inflated=%lu deflated=%lu",
 		   b->nr_pages, b->nr_pages * MP_BALLOON_FRAMES, sum, xor,
-		   b->max_pages * sizeof(*b->pages), b->inflated, b->deflated);
+		   b->nr_tables, b->max_tables * sizeof(*b->dir), b->inflated,
+		   b->deflated);
 	mutex_unlock(&b->lock);
 	movable_pool_get_stats(b->pool, &st);
-	seq_printf(m, " migrated=%lu\n", st.migrated);
+	seq_printf(m, " migrated=%lu", st.migrated);
+	movable_pool_get_stats(b->tables, &st);
+	seq_printf(m, " tables_migrated=%lu\n", st.migrated);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mp_balloon_state);
@@ -316,9 +380,15 @@ static int mp_balloon_probe(struct virtio_device *vdev)
 		ret = PTR_ERR(b->pool);
 		goto err_free;
 	}
+	b->tables = movable_pool_create("mp_balloon_tables",
+					&mp_balloon_table_ops, b);
+	if (IS_ERR(b->tables)) {
+		ret = PTR_ERR(b->tables);
+		goto err_pool;
+	}
 	ret = mp_balloon_find_vqs(vdev, vqs, mp_balloon_acked);
 	if (ret)
-		goto err_pool;
+		goto err_tables;
 	b->inflate_vq = vqs[0];
 	b->deflate_vq = vqs[1];
 	b->debugfs = debugfs_create_dir(dev_name(&vdev->dev),
@@ -329,6 +399,8 @@ static int mp_balloon_probe(struct virtio_device *vdev)
 	mp_balloon_config_changed(vdev);
 	return 0;
 
+err_tables:
+	movable_pool_destroy(b->tables);
 err_pool:
 	movable_pool_destroy(b->pool);
 err_free:
@@ -348,11 +420,13 @@ static void mp_balloon_remove(struct virtio_device *vdev)
 	while (b->nr_pages)
 		mp_balloon_deflate(b, MP_BALLOON_BATCH);
 	mp_balloon_set_actual(b);
+	if (b->nr_tables)
+		mp_balloon_shrink(b);
 	debugfs_remove_recursive(b->debugfs);
+	movable_pool_destroy(b->tables);
 	movable_pool_destroy(b->pool);
 	vdev->config->reset(vdev);
 	vdev->config->del_vqs(vdev);
-	kvfree(b->pages);
 	kfree(b);
 }
 

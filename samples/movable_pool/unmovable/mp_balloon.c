@@ -55,9 +55,8 @@ struct mp_balloon {
 
 	/* guards what follows and both queues */
 	struct mutex lock;
-	struct page **pages;		/* the balloon; index == slot */
-	unsigned long nr_pages;		/* slots in use, written by resize */
-	unsigned long max_pages;	/* slots allocated */
+	struct list_head pages;		/* the balloon, through page->lru */
+	unsigned long nr_pages;		/* written by resize */
 	unsigned long inflated;
 	unsigned long deflated;
 	__virtio32 frames[MP_BALLOON_BATCH * MP_BALLOON_FRAMES];
@@ -87,48 +86,12 @@ static void mp_balloon_tell(struct mp_balloon *b, struct virtqueue *vq,
 	wait_event(b->acked, virtqueue_get_buf(vq, &len));
 }
 
-/* Make room for @want slots. */
-static int mp_balloon_grow(struct mp_balloon *b, unsigned long want)
-{
-	unsigned long max = max3(want, 2 * b->max_pages, 1024UL);
-	struct page **pages, **old;
-
-	pages = kvcalloc(max, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
-	if (!pages)
-		return -ENOMEM;
-	mutex_lock(&b->lock);
-	old = b->pages;
-	if (old)
-		memcpy(pages, old, b->nr_pages * sizeof(*pages));
-	b->pages = pages;
-	b->max_pages = max;
-	mutex_unlock(&b->lock);
-	kvfree(old);
-	return 0;
-}
-
-/* An empty balloon keeps no array. */
-static void mp_balloon_shrink(struct mp_balloon *b)
-{
-	struct page **old;
-
-	mutex_lock(&b->lock);
-	old = b->pages;
-	b->pages = NULL;
-	b->max_pages = 0;
-	mutex_unlock(&b->lock);
-	kvfree(old);
-}
-
 /* Give the device up to @nr more pages; return how many it got. */
 static unsigned int mp_balloon_inflate(struct mp_balloon *b, unsigned int nr)
 {
-	unsigned long slot = b->nr_pages;
 	struct page *page;
 	unsigned int i, n;
 
-	if (slot + nr > b->max_pages && mp_balloon_grow(b, slot + nr))
-		return 0;
 	for (n = 0; n < nr; n++) {
 		page = alloc_page(MP_BALLOON_GFP);
 		if (!page)
@@ -140,7 +103,7 @@ static unsigned int mp_balloon_inflate(struct mp_balloon *b, unsigned int nr)
 	mutex_lock(&b->lock);
 	mp_balloon_tell(b, b->inflate_vq, b->batch, n);
 	for (i = 0; i < n; i++) {
-		b->pages[slot + i] = b->batch[i];
+		list_add(&b->batch[i]->lru, &b->pages);
 		adjust_managed_page_count(b->batch[i], -1);
 	}
 	b->nr_pages += n;
@@ -157,9 +120,10 @@ static unsigned int mp_balloon_deflate(struct mp_balloon *b, unsigned int nr)
 	mutex_lock(&b->lock);
 	nr = min_t(unsigned long, nr, b->nr_pages);
 	for (i = 0; i < nr; i++) {
-		b->batch[i] = b->pages[--b->nr_pages];
-		b->pages[b->nr_pages] = NULL;
+		b->batch[i] = list_first_entry(&b->pages, struct page, lru);
+		list_del(&b->batch[i]->lru);
 	}
+	b->nr_pages -= nr;
 	if (nr)
 		mp_balloon_tell(b, b->deflate_vq, b->batch, nr);
 	b->deflated += nr;
@@ -199,8 +163,6 @@ static void mp_balloon_resize(struct work_struct *work)
 						 (unsigned long)MP_BALLOON_BATCH));
 	if (done)
 		mp_balloon_set_actual(b);
-	if (!b->nr_pages && b->pages)
-		mp_balloon_shrink(b);
 	/* short of memory: the spec lets the balloon lag; try again later */
 	if (b->nr_pages != target)
 		queue_delayed_work(system_freezable_wq, &b->resize,
@@ -233,19 +195,20 @@ static int mp_balloon_state_show(struct seq_file *m, void *unused)
 {
 	struct mp_balloon *b = m->private;
 	u64 sum = 0, xor = 0, frame;
-	unsigned long i, j;
+	struct page *page;
+	unsigned long j;
 
 	mutex_lock(&b->lock);
-	for (i = 0; i < b->nr_pages; i++) {
-		frame = page_to_pfn(b->pages[i]) * MP_BALLOON_FRAMES;
+	list_for_each_entry(page, &b->pages, lru) {
+		frame = page_to_pfn(page) * MP_BALLOON_FRAMES;
 		for (j = 0; j < MP_BALLOON_FRAMES; j++) {
 			sum += frame + j;
 			xor ^= frame + j;
 		}
 	}
-	seq_printf(m, "pages=%lu frames=%lu sum=%llu xor=%llu array_bytes=%lu inflated=%lu deflated=%lu\n",
+	seq_printf(m, "pages=%lu frames=%lu sum=%llu xor=%llu inflated=%lu deflated=%lu\n",
 		   b->nr_pages, b->nr_pages * MP_BALLOON_FRAMES, sum, xor,
-		   b->max_pages * sizeof(*b->pages), b->inflated, b->deflated);
+		   b->inflated, b->deflated);
 	mutex_unlock(&b->lock);
 	return 0;
 }
@@ -263,6 +226,7 @@ static int mp_balloon_probe(struct virtio_device *vdev)
 	b->vdev = vdev;
 	vdev->priv = b;
 	mutex_init(&b->lock);
+	INIT_LIST_HEAD(&b->pages);
 	spin_lock_init(&b->stop_lock);
 	init_waitqueue_head(&b->acked);
 	INIT_DELAYED_WORK(&b->resize, mp_balloon_resize);
@@ -299,7 +263,6 @@ static void mp_balloon_remove(struct virtio_device *vdev)
 	debugfs_remove_recursive(b->debugfs);
 	vdev->config->reset(vdev);
 	vdev->config->del_vqs(vdev);
-	kvfree(b->pages);
 	kfree(b);
 }
 

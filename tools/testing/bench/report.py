@@ -207,7 +207,7 @@ def balloon_table(runs):
                 deflate=summary([t[i] / gib for t in secs for i in (1, 3)]),
                 compaction=summary([int(r["compaction_migrated"]) for r in ok]),
                 migrated=summary([int(r["migrated"]) for r in ok]),
-                meta=summary([int(r.get("array_bytes", 0)) / 1024 / gib
+                meta=summary([int(r.get("meta_bytes", 0)) / 1024 / gib
                               for r in ok]))
     return table
 
@@ -233,16 +233,18 @@ def balloon_section(runs, w):
       "`query-balloon` reports the size (both inflations and both "
       "deflations of each run). Migrations: balloon pages moved during the "
       "compaction and huge page requests, and over the whole run. Driver "
-      "memory: what the driver allocates to track its pages, per GiB of "
-      "balloon (mp_balloon's slot array; virtio_balloon links its pages "
-      "through `page->lru`). Every run also passed the host's frame "
-      "checks (balloon_host.py): median (min–max).")
+      "memory: the unmovable memory a driver allocates to find its pages, "
+      "per GiB of balloon (mp_balloon's directory of slot tables, whose "
+      "table pages come from a second pool and move too; virtio_balloon "
+      "links its pages through `page->lru`). Runs count as passed only "
+      "with the host's frame checks (balloon_host.py) passed too. Median "
+      "(min–max).")
     rows = (("huge pages while inflated", "huge", 0),
             ("inflate, s per GiB", "inflate", 2),
             ("deflate, s per GiB", "deflate", 2),
             ("balloon pages migrated (compaction)", "compaction", 0),
             ("balloon pages migrated (whole run)", "migrated", 0),
-            ("driver memory, KiB per GiB", "meta", 0))
+            ("driver's unmovable memory, KiB per GiB", "meta", 1))
     for k in sorted(runs):
         w("")
         w("Linux %s" % k)

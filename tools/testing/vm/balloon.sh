@@ -58,8 +58,8 @@ balloon_run() {
 	# the host's time for each resize, in order: inflate, deflate,
 	# inflate again, deflate
 	secs=$(sed -n 's/^BALLOON_HOST resize=[0-9]* seconds=\([0-9.]*\).*/\1/p' "$host" | paste -sd,)
-	meta=$(sed -n 's/^MP_BALLOON_STATE step=inflated .*array_bytes=\([0-9]*\).*/\1/p' "$log")
-	echo "BALLOON_RUN kver=$kver $guest host_s=$secs array_bytes=${meta:-0} $(sed -n 's/^BALLOON_HOST_RESULT //p' "$host" | sed 's/\([a-z_]*\)=/host_\1=/g')"
+	meta=$(sed -n 's/^MP_BALLOON_STATE step=inflated .*dir_bytes=\([0-9]*\).*/\1/p' "$log")
+	echo "BALLOON_RUN kver=$kver $guest host_s=$secs meta_bytes=${meta:-0} $(sed -n 's/^BALLOON_HOST_RESULT //p' "$host" | sed 's/\([a-z_]*\)=/host_\1=/g')"
 	# the pages must have moved, or nothing above was tested
 	case $guest in *" migrated=0 "* | "") ok=0 ;; esac
 	if [ $ok = 1 ]; then
