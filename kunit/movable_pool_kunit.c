@@ -1165,6 +1165,74 @@ static void test_bulk_free_waits_for_a_locked_page(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+/* Hand taken pages back to the page allocator, as the caller would. */
+static void mpt_free_taken(struct kunit *test, struct page **taken,
+			   unsigned int n)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < MPT_PAGES; j++)
+			if (ctx->table[j] == taken[i])
+				ctx->table[j] = NULL;
+		mpt_expect_detached(test, taken[i]);
+		KUNIT_EXPECT_EQ(test, page_count(taken[i]), 1);
+		/* no longer movable: the VM cannot take it to the routine */
+		KUNIT_EXPECT_FALSE(test, mp_isolate_movable_page(taken[i]));
+		__free_page(taken[i]);
+	}
+}
+
+static void test_take_pages_leaves_busy_ones(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *taken[MPT_PAGES], *pinned, *isolated, *locked;
+	struct movable_pool_stats s;
+	LIST_HEAD(list);
+	unsigned int n, i;
+
+	mpt_fill(test, 0, 8);
+	pinned = ctx->table[1];
+	isolated = ctx->table[2];
+	locked = ctx->table[3];
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(pinned), 0);
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(isolated));
+	list_add(&isolated->lru, &list);
+	lock_page(locked);	/* as the migration core would */
+
+	KUNIT_EXPECT_EQ(test, movable_pool_take_pages(ctx->pool, 0, taken), 0U);
+	KUNIT_EXPECT_EQ(test, movable_pool_take_pages(NULL, 1, taken), 0U);
+	n = movable_pool_take_pages(ctx->pool, 2, taken);
+	KUNIT_EXPECT_EQ(test, n, 2U);
+	n += movable_pool_take_pages(ctx->pool, MPT_PAGES, taken + n);
+	KUNIT_EXPECT_EQ(test, n, 5U);
+	unlock_page(locked);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_PTR_NE(test, taken[i], pinned);
+		KUNIT_EXPECT_PTR_NE(test, taken[i], isolated);
+		KUNIT_EXPECT_PTR_NE(test, taken[i], locked);
+	}
+	s = mpt_stats(ctx);
+	KUNIT_EXPECT_EQ(test, s.pages, 3UL);
+	KUNIT_EXPECT_EQ(test, s.freed, 5UL);
+	KUNIT_EXPECT_EQ(test, s.pinned, 1UL);
+	KUNIT_EXPECT_EQ(test, s.isolated, 1UL);
+	mpt_free_taken(test, taken, n);
+
+	/* the three left are the pool's still, and go once they are free */
+	putback_movable_pages(&list);
+	movable_pool_unpin(pinned);
+	mpt_expect_fields(test, isolated, &ctx->table[2], 2);
+	KUNIT_EXPECT_EQ(test, mpt_move(locked, MIGRATE_SYNC), 0);
+	n = movable_pool_take_pages(ctx->pool, MPT_PAGES, taken);
+	KUNIT_EXPECT_EQ(test, n, 3U);
+	mpt_free_taken(test, taken, n);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 1);
+	mpt_expect_idle(test, ctx);
+}
+
 static void test_pools_are_independent(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
@@ -2074,6 +2142,7 @@ static struct kunit_case movable_pool_test_cases[] = {
 	KUNIT_CASE(test_bulk_rejects_bad_arguments),
 	KUNIT_CASE(test_bulk_alloc_and_free),
 	KUNIT_CASE(test_bulk_free_waits_for_a_locked_page),
+	KUNIT_CASE(test_take_pages_leaves_busy_ones),
 	KUNIT_CASE(test_pools_are_independent),
 	KUNIT_CASE(test_contig_range_migrates_pool_pages),
 	KUNIT_CASE(test_contig_range_blocked_by_pin),

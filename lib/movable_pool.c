@@ -10,6 +10,9 @@
  *	|     +- pool->lock spinlock, irq-safe: the page list, every page's
  *	|                   word (pin count and state bits), and the counters
  *
+ * movable_pool_take_pages() tries page locks under pool->lock, against the
+ * order above: it only tries them, never waits.
+ *
  * Nothing is allocated per page: what the library knows of a page lives in
  * its struct page (see mp_page_word() and the header for the layout).
  * - ->mapping leads to the pool (mp_page_pool()) and ->private holds the
@@ -585,6 +588,66 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 		movable_pool_free_page(pool, pages[i]);
 }
 EXPORT_SYMBOL_GPL(movable_pool_free_pages);
+
+/**
+ * movable_pool_take_pages() - take some pages, whichever, out of @pool
+ * @pool: the pool
+ * @nr: how many at most
+ * @pages: room for @nr pages
+ *
+ * For drivers that want pages back but no page in particular, such as a
+ * balloon returning memory to its guest: with this they need no table of
+ * their pages at all. Takes up to @nr pages that are neither pinned, nor
+ * held by the VM, nor locked by anyone. They leave the pool (and count as
+ * freed), the migrate routine is never called for them again, and their
+ * user mappings in the pool's address_space are zapped. They are plain
+ * pages then, the caller's to free with __free_page().
+ *
+ * Pages are only tried, never waited for, so the caller may hold the lock
+ * its migrate routine takes. A driver that pins or otherwise uses pages of
+ * the pool must not take them while it does.
+ *
+ * Context: process context; may sleep (only when pages are user-mapped).
+ * Return: how many pages were taken and stored at the front of @pages.
+ */
+unsigned int movable_pool_take_pages(struct movable_pool *pool,
+				     unsigned int nr, struct page **pages)
+{
+	struct address_space *mapping;
+	struct page *page, *next;
+	unsigned int i, n = 0;
+	unsigned long flags;
+	pgoff_t index;
+
+	if (!pool || !pages)
+		return 0;
+	spin_lock_irqsave(&pool->lock, flags);
+	list_for_each_entry_safe(page, next, &pool->pages, lru) {
+		if (n == nr)
+			break;
+		/* only tried: the page lock ranks above ours (see the top) */
+		if ((*mp_page_word(page) & MP_PINS) || !trylock_page(page))
+			continue;
+		mp_forget(pool, page);
+		pages[n++] = page;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+
+	mapping = pool->inode->i_mapping;
+	for (i = 0; i < n; i++) {
+		page = pages[i];
+		/* a racing fault waits for the page lock, then finds no page */
+		if (mapping_mapped(mapping)) {
+			index = FIELD_GET(MP_INDEX, *mp_page_word(page));
+			unmap_mapping_range(mapping, (loff_t)index << PAGE_SHIFT,
+					    PAGE_SIZE, 1);
+		}
+		mp_detach(page);
+		unlock_page(page);
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(movable_pool_take_pages);
 
 /**
  * movable_pool_pin() - keep a page where it is while it is in use

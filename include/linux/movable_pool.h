@@ -152,6 +152,8 @@ int movable_pool_alloc_pages(struct movable_pool *pool, gfp_t gfp,
 			     struct page **pages);
 void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 			     unsigned int nr);
+unsigned int movable_pool_take_pages(struct movable_pool *pool,
+				     unsigned int nr, struct page **pages);
 
 int movable_pool_pin(struct page *page);
 void movable_pool_unpin(struct page *page);

@@ -13,15 +13,15 @@
  *
  * The balloon's pages come from a movable_pool, so compaction, CMA and
  * memory offlining can move them. Moving a balloon page copies nothing:
- * the device is told to take the new page and give back the old one.
- * The tables that find them (8 bytes a page, 2 MiB per GiB) come from a
- * second pool and move too: all the driver keeps in unmovable memory is a
- * directory of those table pages, 8 bytes per 2 MiB of balloon.
+ * the device is told to take the new page and give back the old one. The
+ * driver keeps nothing per page: deflating takes whichever pages the pool
+ * can spare (movable_pool_take_pages()).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/movable_pool.h>
@@ -42,8 +42,6 @@
 #define MP_BALLOON_BATCH	256
 /* the device counts 4 KiB frames, whatever the guest's page size */
 #define MP_BALLOON_FRAMES	(PAGE_SIZE >> VIRTIO_BALLOON_PFN_SHIFT)
-/* slots per table page */
-#define MP_BALLOON_PER_TABLE	(PAGE_SIZE / sizeof(struct page *))
 /* the balloon gives way: no reserves, no retries, no OOM kills for it */
 #define MP_BALLOON_GFP		(MOVABLE_POOL_GFP | __GFP_NOMEMALLOC | \
 				 __GFP_NORETRY | __GFP_NOWARN)
@@ -53,7 +51,6 @@ struct mp_balloon {
 	struct virtqueue *inflate_vq;
 	struct virtqueue *deflate_vq;
 	struct movable_pool *pool;	/* the balloon's pages */
-	struct movable_pool *tables;	/* the pages of its slot tables */
 	struct delayed_work resize;	/* moves the balloon to num_pages */
 	wait_queue_head_t acked;	/* the device has used our buffer */
 	struct dentry *debugfs;
@@ -61,35 +58,22 @@ struct mp_balloon {
 	spinlock_t stop_lock;		/* config changes vs. remove */
 	bool stopping;
 
-	/* only the resize work uses this */
-	struct page *batch[MP_BALLOON_BATCH];
-
 	/*
-	 * Guards what follows and both queues. The routine takes it with the
-	 * page lock held, so nothing here may wait for a pool page: pages
-	 * and tables are allocated before taking it. A balloon page's index
-	 * is its slot, a table page's its place in dir[].
+	 * Guards what follows and both queues. The routine only tries it, so
+	 * inflating may hold it while it allocates: a page is not the
+	 * device's until it has been told, and the routine must not move it
+	 * before.
 	 */
 	struct mutex lock;
-	struct page **dir;		/* slot s is in table dir[s / PER] */
-	unsigned long nr_tables;	/* written by resize */
-	unsigned long max_tables;	/* room in dir[] */
-	unsigned long nr_pages;		/* slots in use, written by resize */
-	unsigned long inflated;
-	unsigned long deflated;
+	unsigned long nr_pages;
+	struct page *batch[MP_BALLOON_BATCH];
 	__virtio32 frames[MP_BALLOON_BATCH * MP_BALLOON_FRAMES];
+	/* what the device was told it holds, for tests: see state_show */
+	u64 told_sum, told_xor;
+	unsigned long inflated, deflated;
 };
 
 static struct dentry *mp_balloon_debugfs_root;
-
-/* Table pages have no highmem: they are read through page_address(). */
-static struct page **mp_balloon_slot(struct mp_balloon *b, unsigned long slot)
-{
-	struct page **table = page_address(b->dir[slot / MP_BALLOON_PER_TABLE]);
-
-	lockdep_assert_held(&b->lock);
-	return &table[slot % MP_BALLOON_PER_TABLE];
-}
 
 /* Hand @nr pages to the device on @vq and wait until it has taken them. */
 static void mp_balloon_tell(struct mp_balloon *b, struct virtqueue *vq,
@@ -102,8 +86,11 @@ static void mp_balloon_tell(struct mp_balloon *b, struct virtqueue *vq,
 	lockdep_assert_held(&b->lock);
 	for (i = 0; i < nr; i++) {
 		frame = page_to_pfn(pages[i]) * MP_BALLOON_FRAMES;
-		for (j = 0; j < MP_BALLOON_FRAMES; j++)
+		for (j = 0; j < MP_BALLOON_FRAMES; j++) {
 			b->frames[n++] = cpu_to_virtio32(b->vdev, frame + j);
+			b->told_sum += vq == b->inflate_vq ? frame + j : -(frame + j);
+			b->told_xor ^= frame + j;
+		}
 	}
 	sg_init_one(&sg, b->frames, n * sizeof(b->frames[0]));
 	/* one buffer in flight at a time: only a broken device refuses it */
@@ -115,8 +102,10 @@ static void mp_balloon_tell(struct mp_balloon *b, struct virtqueue *vq,
 
 /*
  * The balloon's copy-and-fixup. There is nothing to copy; the device must
- * learn of both frames, the new one first. Waiting for it is bounded, so
- * even MIGRATE_ASYNC may wait; only a busy lock sends the VM away.
+ * learn of both frames, the new one first. Every page of the pool is the
+ * device's: pages being inflated are allocated under the lock, deflated
+ * ones leave the pool under it. Waiting for the device is bounded, so even
+ * MIGRATE_ASYNC may wait; only a busy lock sends the VM away.
  */
 static int mp_balloon_migrate(struct movable_pool *pool, void *owner,
 			      pgoff_t index, struct page *dst,
@@ -126,127 +115,38 @@ static int mp_balloon_migrate(struct movable_pool *pool, void *owner,
 
 	if (!mutex_trylock(&b->lock))
 		return -EAGAIN;
-	if (index >= b->nr_pages || *mp_balloon_slot(b, index) != src) {
-		mutex_unlock(&b->lock);
-		return -ENOENT;		/* not yet in, or on its way out */
-	}
 	mp_balloon_tell(b, b->inflate_vq, &dst, 1);
 	mp_balloon_tell(b, b->deflate_vq, &src, 1);
-	*mp_balloon_slot(b, index) = dst;
 	mutex_unlock(&b->lock);
 	adjust_managed_page_count(src, 1);	/* the zones may differ */
 	adjust_managed_page_count(dst, -1);
 	return 0;
 }
 
-/* A table page moves like any driver data: copy it, repoint dir[]. */
-static int mp_balloon_migrate_table(struct movable_pool *pool, void *owner,
-				    pgoff_t index, struct page *dst,
-				    struct page *src, enum migrate_mode mode)
-{
-	struct mp_balloon *b = owner;
-	int ret = -ENOENT;	/* being freed */
-
-	if (!mutex_trylock(&b->lock))
-		return -EAGAIN;
-	if (index < b->nr_tables && b->dir[index] == src) {
-		movable_pool_copy_page(dst, src);
-		b->dir[index] = dst;
-		ret = 0;
-	}
-	mutex_unlock(&b->lock);
-	return ret;
-}
-
 static const struct movable_pool_ops mp_balloon_ops = {
 	.migrate = mp_balloon_migrate,
 };
 
-static const struct movable_pool_ops mp_balloon_table_ops = {
-	.migrate = mp_balloon_migrate_table,
-};
-
-/* Room for one more table page in dir[]. */
-static int mp_balloon_grow_dir(struct mp_balloon *b)
-{
-	unsigned long max = max(2 * b->max_tables, 16UL);
-	struct page **dir, **old;
-
-	dir = kcalloc(max, sizeof(*dir), GFP_KERNEL);
-	if (!dir)
-		return -ENOMEM;
-	mutex_lock(&b->lock);
-	old = b->dir;
-	if (old)
-		memcpy(dir, old, b->nr_tables * sizeof(*dir));
-	b->dir = dir;
-	b->max_tables = max;
-	mutex_unlock(&b->lock);
-	kfree(old);
-	return 0;
-}
-
-/* Tables for @want slots, allocated outside the lock (see struct mp_balloon). */
-static int mp_balloon_grow(struct mp_balloon *b, unsigned long want)
-{
-	struct page *table;
-
-	while (b->nr_tables * MP_BALLOON_PER_TABLE < want) {
-		if (b->nr_tables == b->max_tables && mp_balloon_grow_dir(b))
-			return -ENOMEM;
-		table = movable_pool_alloc_page(b->tables, GFP_KERNEL |
-						__GFP_NOWARN, b, b->nr_tables);
-		if (IS_ERR(table))
-			return PTR_ERR(table);
-		mutex_lock(&b->lock);
-		b->dir[b->nr_tables++] = table;
-		mutex_unlock(&b->lock);
-	}
-	return 0;
-}
-
-/* An empty balloon keeps no tables. */
-static void mp_balloon_shrink(struct mp_balloon *b)
-{
-	unsigned long nr = b->nr_tables;
-	struct page **dir;
-
-	mutex_lock(&b->lock);
-	dir = b->dir;
-	b->dir = NULL;
-	b->nr_tables = 0;
-	b->max_tables = 0;
-	mutex_unlock(&b->lock);
-	/* the table routine finds them gone and leaves them alone */
-	movable_pool_free_pages(b->tables, dir, nr);
-	kfree(dir);
-}
-
 /* Give the device up to @nr more pages; return how many it got. */
 static unsigned int mp_balloon_inflate(struct mp_balloon *b, unsigned int nr)
 {
-	unsigned long slot = b->nr_pages;
 	struct page *page;
 	unsigned int i, n;
 
-	if (mp_balloon_grow(b, slot + nr))
-		return 0;
-	/* until they are in a table, the routine leaves these alone */
-	for (n = 0; n < nr; n++) {
-		page = movable_pool_alloc_page(b->pool, MP_BALLOON_GFP, b,
-					       slot + n);
+	mutex_lock(&b->lock);
+	/* all at once, or as many as memory allows */
+	n = movable_pool_alloc_pages(b->pool, MP_BALLOON_GFP, b, 0, nr,
+				     b->batch) ? 0 : nr;
+	for (; n < nr; n++) {
+		page = movable_pool_alloc_page(b->pool, MP_BALLOON_GFP, b, 0);
 		if (IS_ERR(page))
 			break;
 		b->batch[n] = page;
 	}
-	if (!n)
-		return 0;
-	mutex_lock(&b->lock);
-	mp_balloon_tell(b, b->inflate_vq, b->batch, n);
-	for (i = 0; i < n; i++) {
-		*mp_balloon_slot(b, slot + i) = b->batch[i];
+	if (n)
+		mp_balloon_tell(b, b->inflate_vq, b->batch, n);
+	for (i = 0; i < n; i++)
 		adjust_managed_page_count(b->batch[i], -1);
-	}
 	b->nr_pages += n;
 	b->inflated += n;
 	mutex_unlock(&b->lock);
@@ -256,21 +156,21 @@ static unsigned int mp_balloon_inflate(struct mp_balloon *b, unsigned int nr)
 /* Take up to @nr pages back from the device and free them. */
 static unsigned int mp_balloon_deflate(struct mp_balloon *b, unsigned int nr)
 {
-	unsigned int i;
+	unsigned int i, n;
 
 	mutex_lock(&b->lock);
-	nr = min_t(unsigned long, nr, b->nr_pages);
-	for (i = 0; i < nr; i++)
-		b->batch[i] = *mp_balloon_slot(b, --b->nr_pages);
-	if (nr)
-		mp_balloon_tell(b, b->deflate_vq, b->batch, nr);
-	b->deflated += nr;
+	/* pages the VM holds stay: they come back, or move, in a moment */
+	n = movable_pool_take_pages(b->pool, nr, b->batch);
+	if (n)
+		mp_balloon_tell(b, b->deflate_vq, b->batch, n);
+	b->nr_pages -= n;
+	b->deflated += n;
 	mutex_unlock(&b->lock);
-	/* past nr_pages: the routine no longer moves them */
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < n; i++) {
 		adjust_managed_page_count(b->batch[i], 1);
-	movable_pool_free_pages(b->pool, b->batch, nr);
-	return nr;
+		__free_page(b->batch[i]);
+	}
+	return n;
 }
 
 static void mp_balloon_set_actual(struct mp_balloon *b)
@@ -301,9 +201,7 @@ static void mp_balloon_resize(struct work_struct *work)
 						 (unsigned long)MP_BALLOON_BATCH));
 	if (done)
 		mp_balloon_set_actual(b);
-	if (!b->nr_pages && b->nr_tables)
-		mp_balloon_shrink(b);
-	/* short of memory: the spec lets the balloon lag; try again later */
+	/* short of memory, or all pages busy: the spec lets the balloon lag */
 	if (b->nr_pages != target)
 		queue_delayed_work(system_freezable_wq, &b->resize,
 				   done ? 0 : HZ / 5);
@@ -328,33 +226,21 @@ static void mp_balloon_acked(struct virtqueue *vq)
 }
 
 /*
- * What the device should hold, for tests to compare with what it was told:
- * the count, sum and xor of the balloon's frame numbers.
+ * For tests to compare with what the device saw: the count, sum and xor of
+ * the frames it was told it holds, beside the pool's own count of pages.
  */
 static int mp_balloon_state_show(struct seq_file *m, void *unused)
 {
 	struct mp_balloon *b = m->private;
 	struct movable_pool_stats st;
-	u64 sum = 0, xor = 0, frame;
-	unsigned long i, j;
 
 	mutex_lock(&b->lock);
-	for (i = 0; i < b->nr_pages; i++) {
-		frame = page_to_pfn(*mp_balloon_slot(b, i)) * MP_BALLOON_FRAMES;
-		for (j = 0; j < MP_BALLOON_FRAMES; j++) {
-			sum += frame + j;
-			xor ^= frame + j;
-		}
-	}
-	seq_printf(m, "pages=%lu frames=%lu sum=%llu xor=%llu tables=%lu dir_bytes=%lu inflated=%lu deflated=%lu",
-		   b->nr_pages, b->nr_pages * MP_BALLOON_FRAMES, sum, xor,
-		   b->nr_tables, b->max_tables * sizeof(*b->dir), b->inflated,
-		   b->deflated);
-	mutex_unlock(&b->lock);
 	movable_pool_get_stats(b->pool, &st);
-	seq_printf(m, " migrated=%lu", st.migrated);
-	movable_pool_get_stats(b->tables, &st);
-	seq_printf(m, " tables_migrated=%lu\n", st.migrated);
+	seq_printf(m, "pages=%lu pool_pages=%lu frames=%lu sum=%llu xor=%llu inflated=%lu deflated=%lu migrated=%lu\n",
+		   b->nr_pages, st.pages, b->nr_pages * MP_BALLOON_FRAMES,
+		   b->told_sum, b->told_xor, b->inflated, b->deflated,
+		   st.migrated);
+	mutex_unlock(&b->lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mp_balloon_state);
@@ -380,15 +266,9 @@ static int mp_balloon_probe(struct virtio_device *vdev)
 		ret = PTR_ERR(b->pool);
 		goto err_free;
 	}
-	b->tables = movable_pool_create("mp_balloon_tables",
-					&mp_balloon_table_ops, b);
-	if (IS_ERR(b->tables)) {
-		ret = PTR_ERR(b->tables);
-		goto err_pool;
-	}
 	ret = mp_balloon_find_vqs(vdev, vqs, mp_balloon_acked);
 	if (ret)
-		goto err_tables;
+		goto err_pool;
 	b->inflate_vq = vqs[0];
 	b->deflate_vq = vqs[1];
 	b->debugfs = debugfs_create_dir(dev_name(&vdev->dev),
@@ -399,8 +279,6 @@ static int mp_balloon_probe(struct virtio_device *vdev)
 	mp_balloon_config_changed(vdev);
 	return 0;
 
-err_tables:
-	movable_pool_destroy(b->tables);
 err_pool:
 	movable_pool_destroy(b->pool);
 err_free:
@@ -418,12 +296,10 @@ static void mp_balloon_remove(struct virtio_device *vdev)
 	cancel_delayed_work_sync(&b->resize);
 	/* every page goes back through the deflate queue before reuse */
 	while (b->nr_pages)
-		mp_balloon_deflate(b, MP_BALLOON_BATCH);
+		if (!mp_balloon_deflate(b, MP_BALLOON_BATCH))
+			msleep(20);	/* the VM still holds the rest */
 	mp_balloon_set_actual(b);
-	if (b->nr_tables)
-		mp_balloon_shrink(b);
 	debugfs_remove_recursive(b->debugfs);
-	movable_pool_destroy(b->tables);
 	movable_pool_destroy(b->pool);
 	vdev->config->reset(vdev);
 	vdev->config->del_vqs(vdev);

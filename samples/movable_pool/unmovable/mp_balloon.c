@@ -50,16 +50,15 @@ struct mp_balloon {
 	spinlock_t stop_lock;		/* config changes vs. remove */
 	bool stopping;
 
-	/* only the resize work uses this */
-	struct page *batch[MP_BALLOON_BATCH];
-
 	/* guards what follows and both queues */
 	struct mutex lock;
 	struct list_head pages;		/* the balloon, through page->lru */
-	unsigned long nr_pages;		/* written by resize */
-	unsigned long inflated;
-	unsigned long deflated;
+	unsigned long nr_pages;
+	struct page *batch[MP_BALLOON_BATCH];
 	__virtio32 frames[MP_BALLOON_BATCH * MP_BALLOON_FRAMES];
+	/* what the device was told it holds, for tests: see state_show */
+	u64 told_sum, told_xor;
+	unsigned long inflated, deflated;
 };
 
 static struct dentry *mp_balloon_debugfs_root;
@@ -75,8 +74,11 @@ static void mp_balloon_tell(struct mp_balloon *b, struct virtqueue *vq,
 	lockdep_assert_held(&b->lock);
 	for (i = 0; i < nr; i++) {
 		frame = page_to_pfn(pages[i]) * MP_BALLOON_FRAMES;
-		for (j = 0; j < MP_BALLOON_FRAMES; j++)
+		for (j = 0; j < MP_BALLOON_FRAMES; j++) {
 			b->frames[n++] = cpu_to_virtio32(b->vdev, frame + j);
+			b->told_sum += vq == b->inflate_vq ? frame + j : -(frame + j);
+			b->told_xor ^= frame + j;
+		}
 	}
 	sg_init_one(&sg, b->frames, n * sizeof(b->frames[0]));
 	/* one buffer in flight at a time: only a broken device refuses it */
@@ -92,16 +94,15 @@ static unsigned int mp_balloon_inflate(struct mp_balloon *b, unsigned int nr)
 	struct page *page;
 	unsigned int i, n;
 
+	mutex_lock(&b->lock);
 	for (n = 0; n < nr; n++) {
 		page = alloc_page(MP_BALLOON_GFP);
 		if (!page)
 			break;
 		b->batch[n] = page;
 	}
-	if (!n)
-		return 0;
-	mutex_lock(&b->lock);
-	mp_balloon_tell(b, b->inflate_vq, b->batch, n);
+	if (n)
+		mp_balloon_tell(b, b->inflate_vq, b->batch, n);
 	for (i = 0; i < n; i++) {
 		list_add(&b->batch[i]->lru, &b->pages);
 		adjust_managed_page_count(b->batch[i], -1);
@@ -115,24 +116,24 @@ static unsigned int mp_balloon_inflate(struct mp_balloon *b, unsigned int nr)
 /* Take up to @nr pages back from the device and free them. */
 static unsigned int mp_balloon_deflate(struct mp_balloon *b, unsigned int nr)
 {
-	unsigned int i;
+	unsigned int i, n;
 
 	mutex_lock(&b->lock);
-	nr = min_t(unsigned long, nr, b->nr_pages);
-	for (i = 0; i < nr; i++) {
+	n = min_t(unsigned long, nr, b->nr_pages);
+	for (i = 0; i < n; i++) {
 		b->batch[i] = list_first_entry(&b->pages, struct page, lru);
 		list_del(&b->batch[i]->lru);
 	}
-	b->nr_pages -= nr;
-	if (nr)
-		mp_balloon_tell(b, b->deflate_vq, b->batch, nr);
-	b->deflated += nr;
+	if (n)
+		mp_balloon_tell(b, b->deflate_vq, b->batch, n);
+	b->nr_pages -= n;
+	b->deflated += n;
 	mutex_unlock(&b->lock);
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < n; i++) {
 		adjust_managed_page_count(b->batch[i], 1);
 		__free_page(b->batch[i]);
 	}
-	return nr;
+	return n;
 }
 
 static void mp_balloon_set_actual(struct mp_balloon *b)
@@ -163,7 +164,7 @@ static void mp_balloon_resize(struct work_struct *work)
 						 (unsigned long)MP_BALLOON_BATCH));
 	if (done)
 		mp_balloon_set_actual(b);
-	/* short of memory: the spec lets the balloon lag; try again later */
+	/* short of memory: the spec lets the balloon lag */
 	if (b->nr_pages != target)
 		queue_delayed_work(system_freezable_wq, &b->resize,
 				   done ? 0 : HZ / 5);
@@ -188,27 +189,17 @@ static void mp_balloon_acked(struct virtqueue *vq)
 }
 
 /*
- * What the device should hold, for tests to compare with what it was told:
- * the count, sum and xor of the balloon's frame numbers.
+ * For tests to compare with what the device saw: the count, sum and xor of
+ * the frames it was told it holds.
  */
 static int mp_balloon_state_show(struct seq_file *m, void *unused)
 {
 	struct mp_balloon *b = m->private;
-	u64 sum = 0, xor = 0, frame;
-	struct page *page;
-	unsigned long j;
 
 	mutex_lock(&b->lock);
-	list_for_each_entry(page, &b->pages, lru) {
-		frame = page_to_pfn(page) * MP_BALLOON_FRAMES;
-		for (j = 0; j < MP_BALLOON_FRAMES; j++) {
-			sum += frame + j;
-			xor ^= frame + j;
-		}
-	}
 	seq_printf(m, "pages=%lu frames=%lu sum=%llu xor=%llu inflated=%lu deflated=%lu\n",
-		   b->nr_pages, b->nr_pages * MP_BALLOON_FRAMES, sum, xor,
-		   b->inflated, b->deflated);
+		   b->nr_pages, b->nr_pages * MP_BALLOON_FRAMES,
+		   b->told_sum, b->told_xor, b->inflated, b->deflated);
 	mutex_unlock(&b->lock);
 	return 0;
 }

@@ -46,6 +46,7 @@ struct counters {
 /* Print the driver's state after STEP and return its counters. */
 static struct counters driver_state(const char *step)
 {
+	unsigned long pages, pool_pages;
 	struct counters c = { 0 };
 	char line[512] = "";
 	glob_t g;
@@ -67,9 +68,13 @@ static struct counters driver_state(const char *step)
 			die("mp_balloon state");
 		fclose(f);
 		globfree(&g);
-		if (sscanf(strstr(line, "inflated="), "inflated=%lu deflated=%lu migrated=%lu",
+		if (sscanf(line, "pages=%lu pool_pages=%lu", &pages, &pool_pages) != 2 ||
+		    sscanf(strstr(line, "inflated="), "inflated=%lu deflated=%lu migrated=%lu",
 			   &c.inflated, &c.deflated, &c.migrated) != 3)
 			die("mp_balloon state format");
+		/* what the device was told of is what the pool holds */
+		if (pages != pool_pages)
+			die("mp_balloon's count differs from its pool's");
 	}
 	printf("MP_BALLOON_STATE step=%s %s", step, line);
 	fflush(stdout);
