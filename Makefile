@@ -21,7 +21,8 @@
 #                          attempts, then the fuzzer (6.1, 6.12 and
 #                          6.12-checked with fault injection; ~45 min)
 #   make bench             side by side with hand-rolled, anon and unmovable
-#                          memory in guests; writes bench/RESULTS.md (~25 min)
+#                          memory in guests, and mp_balloon against Debian's
+#                          virtio_balloon; writes bench/RESULTS.md (~30 min)
 #   make clean             drop modules, initramfs images and guest logs built from this tree
 #
 # KVER is 5.10, 6.1, 6.12 or 7.2 (kunit only, and modules to see it refuse);
