@@ -22,10 +22,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/vm.sh"
 
 drivers=mp
-if [ "${1#--drivers=}" != "${1:-}" ]; then
+case ${1:-} in
+--drivers=*)
 	drivers=${1#--drivers=}
 	shift
-fi
+	;;
+esac
 MEM=${MP_BALLOON_MEM:-1024}
 SIZE=${MP_BALLOON_MIB:-256}
 TRIES=${MP_BALLOON_TRIES:-1}
