@@ -76,7 +76,8 @@ static void mp_balloon_tell(struct mp_balloon *b, struct virtqueue *vq,
 		frame = page_to_pfn(pages[i]) * MP_BALLOON_FRAMES;
 		for (j = 0; j < MP_BALLOON_FRAMES; j++) {
 			b->frames[n++] = cpu_to_virtio32(b->vdev, frame + j);
-			b->told_sum += vq == b->inflate_vq ? frame + j : -(frame + j);
+			b->told_sum += vq == b->inflate_vq ? (u64)frame + j :
+							     -((u64)frame + j);
 			b->told_xor ^= frame + j;
 		}
 	}
