@@ -201,14 +201,12 @@ def balloon_table(runs):
             gib = float(ok[0]["size_mib"]) / 1024
             secs = [[float(x) for x in r["host_s"].split(",")] for r in ok]
             table[(k, drv)] = dict(
-                ok=len(ok), runs=len(total), gib=gib,
+                ok=len(ok), runs=len(total),
                 huge=summary([int(r["huge_pages"]) for r in ok]),
                 inflate=summary([t[i] / gib for t in secs for i in (0, 2)]),
                 deflate=summary([t[i] / gib for t in secs for i in (1, 3)]),
                 compaction=summary([int(r["compaction_migrated"]) for r in ok]),
-                migrated=summary([int(r["migrated"]) for r in ok]),
-                meta=summary([int(r.get("meta_bytes", 0)) / 1024 / gib
-                              for r in ok]))
+                migrated=summary([int(r["migrated"]) for r in ok]))
     return table
 
 
@@ -232,19 +230,17 @@ def balloon_section(runs, w):
       "times are the host's, from the `balloon` command until "
       "`query-balloon` reports the size (both inflations and both "
       "deflations of each run). Migrations: balloon pages moved during the "
-      "compaction and huge page requests, and over the whole run. Driver "
-      "memory: the unmovable memory a driver allocates to find its pages, "
-      "per GiB of balloon (mp_balloon's directory of slot tables, whose "
-      "table pages come from a second pool and move too; virtio_balloon "
-      "links its pages through `page->lru`). Runs count as passed only "
+      "compaction and huge page requests, and over the whole run. Neither "
+      "driver keeps a record per page: mp_balloon deflates with "
+      "`movable_pool_take_pages()`, virtio_balloon links its pages through "
+      "`page->lru`. Runs count as passed only "
       "with the host's frame checks (balloon_host.py) passed too. Median "
       "(min–max).")
     rows = (("huge pages while inflated", "huge", 0),
             ("inflate, s per GiB", "inflate", 2),
             ("deflate, s per GiB", "deflate", 2),
             ("balloon pages migrated (compaction)", "compaction", 0),
-            ("balloon pages migrated (whole run)", "migrated", 0),
-            ("driver's unmovable memory, KiB per GiB", "meta", 1))
+            ("balloon pages migrated (whole run)", "migrated", 0))
     for k in sorted(runs):
         w("")
         w("Linux %s" % k)

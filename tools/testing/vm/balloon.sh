@@ -38,7 +38,7 @@ TRACE="-trace virtio_queue_notify -trace virtqueue_pop -trace virtio_balloon_han
 # balloon_run KVER DRIVER: one guest; RESULT line, BALLOON_RUN line
 balloon_run() {
 	local kver=$1 driver=$2 name=balloon-$1-$2 log sock trace host hpid
-	local ok=1 guest secs meta
+	local ok=1 guest secs
 	log=$MP_CACHE/$name.log
 	sock=$MP_CACHE/$name.qmp
 	trace=$MP_CACHE/$name.trace
@@ -60,8 +60,7 @@ balloon_run() {
 	# the host's time for each resize, in order: inflate, deflate,
 	# inflate again, deflate
 	secs=$(sed -n 's/^BALLOON_HOST resize=[0-9]* seconds=\([0-9.]*\).*/\1/p' "$host" | paste -sd,)
-	meta=$(sed -n 's/^MP_BALLOON_STATE step=inflated .*dir_bytes=\([0-9]*\).*/\1/p' "$log")
-	echo "BALLOON_RUN kver=$kver $guest host_s=$secs meta_bytes=${meta:-0} $(sed -n 's/^BALLOON_HOST_RESULT //p' "$host" | sed 's/\([a-z_]*\)=/host_\1=/g')"
+	echo "BALLOON_RUN kver=$kver $guest host_s=$secs $(sed -n 's/^BALLOON_HOST_RESULT //p' "$host" | sed 's/\([a-z_]*\)=/host_\1=/g')"
 	# the pages must have moved, or nothing above was tested
 	case $guest in *" migrated=0 "* | "") ok=0 ;; esac
 	if [ $ok = 1 ]; then
