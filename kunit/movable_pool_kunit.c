@@ -49,6 +49,7 @@ struct mpt_ctx {
 	int violations;
 	atomic_t gone;			/* routine found the page freed */
 	atomic_t faults;		/* user mapping faults served */
+	atomic_t fault_entered;		/* user mapping faults begun */
 
 	/* how the routine misbehaves */
 	int fail_with;
@@ -56,6 +57,12 @@ struct mpt_ctx {
 	bool pin_in_routine;
 	int pin_src_ret;
 	int pin_dst_ret;
+
+	/* how the "driver" maps pages */
+	bool raw_mmap;			/* VMA set up without movable_pool_mmap() */
+	pgoff_t fault_shift;		/* looks up slot pgoff + shift */
+	bool insert_page;		/* vm_insert_page() table[0] at mmap */
+	int insert_page_ret;
 
 	/* hold the routine until the test says so */
 	bool block_in_routine;
@@ -641,9 +648,49 @@ static void test_migrated_page_belongs_to_pool(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+/* Run a step of a test in a thread of its own. */
+struct mpt_async {
+	struct mpt_ctx *ctx;
+	struct page *page;
+	int ret;
+	int (*fn)(struct mpt_async *a);
+	struct completion done;
+	struct mm_struct *mm;		/* for steps in a user mapping */
+	unsigned long addr;
+};
+
+static int mpt_async_thread(void *data)
+{
+	struct mpt_async *a = data;
+
+	a->ret = a->fn(a);
+	complete(&a->done);
+	return 0;
+}
+
+static void mpt_async_start(struct kunit *test, struct mpt_async *a,
+			    int (*fn)(struct mpt_async *a))
+{
+	a->fn = fn;
+	init_completion(&a->done);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(mpt_async_thread, a,
+						    "mpt_async")));
+}
+
+/* Hold the "driver lock" until the test completes ctx->release. */
+static int mpt_async_hold_lock(struct mpt_async *a)
+{
+	mutex_lock(&a->ctx->lock);
+	complete(&a->ctx->entered);
+	wait_for_completion(&a->ctx->release);
+	mutex_unlock(&a->ctx->lock);
+	return 0;
+}
+
 static void test_migrate_async(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
+	struct mpt_async holder = { .ctx = ctx };
 	struct page *old;
 
 	mpt_fill(test, 0, 1);
@@ -653,11 +700,17 @@ static void test_migrate_async(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, ctx->table[0], old);
 	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[0], 0));
 
-	/* an async routine that cannot get its lock gives up cleanly */
-	mutex_lock(&ctx->lock);
+	/*
+	 * An async routine that cannot get its lock gives up cleanly. The
+	 * lock is held in another thread: the routine runs as if from
+	 * reclaim, and lockdep would rightly object to migrating under it.
+	 */
+	mpt_async_start(test, &holder, mpt_async_hold_lock);
+	wait_for_completion(&ctx->entered);
 	old = ctx->table[0];
 	KUNIT_EXPECT_EQ(test, mpt_move(old, MIGRATE_ASYNC), 1);
-	mutex_unlock(&ctx->lock);
+	complete(&ctx->release);
+	wait_for_completion(&holder.done);
 	KUNIT_EXPECT_GT(test, mpt_stats(ctx).routine_busy, 0UL);
 	KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], old);
 	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(old, 0));
@@ -909,33 +962,6 @@ static void test_free_while_isolated_then_putback(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
-/* Run a step of a test in a thread of its own. */
-struct mpt_async {
-	struct mpt_ctx *ctx;
-	struct page *page;
-	int ret;
-	int (*fn)(struct mpt_async *a);
-	struct completion done;
-};
-
-static int mpt_async_thread(void *data)
-{
-	struct mpt_async *a = data;
-
-	a->ret = a->fn(a);
-	complete(&a->done);
-	return 0;
-}
-
-static void mpt_async_start(struct kunit *test, struct mpt_async *a,
-			    int (*fn)(struct mpt_async *a))
-{
-	a->fn = fn;
-	init_completion(&a->done);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(mpt_async_thread, a,
-						    "mpt_async")));
-}
-
 static int mpt_async_move(struct mpt_async *a)
 {
 	return mpt_move(a->page, MIGRATE_SYNC);
@@ -1075,16 +1101,16 @@ static void test_bulk_rejects_bad_arguments(struct kunit *test)
 	struct page *pages[2];
 
 	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(NULL, MPT_GFP, NULL, 0,
-						       1, pages), -EINVAL);
+						       pages, 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP, NULL,
-						       0, 0, pages), -EINVAL);
+						       0, pages, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(ctx->pool,
 						       GFP_KERNEL_ACCOUNT, NULL,
-						       0, 1, pages), -EINVAL);
+						       0, pages, 1), -EINVAL);
 	/* the last page's index would be past the limit */
 	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP, NULL,
 						       MOVABLE_POOL_MAX_INDEX,
-						       2, pages), -EINVAL);
+						       pages, 2), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).allocated, 0UL);
 	movable_pool_free_pages(NULL, pages, 2);
 }
@@ -1098,7 +1124,7 @@ static void test_bulk_alloc_and_free(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP, ctx,
-						       100, MPT_PAGES, pages), 0);
+						       100, pages, MPT_PAGES), 0);
 	s = mpt_stats(ctx);
 	KUNIT_EXPECT_EQ(test, s.pages, (unsigned long)MPT_PAGES);
 	KUNIT_EXPECT_EQ(test, s.allocated, (unsigned long)MPT_PAGES);
@@ -1201,11 +1227,11 @@ static void test_take_pages_leaves_busy_ones(struct kunit *test)
 	list_add(&isolated->lru, &list);
 	lock_page(locked);	/* as the migration core would */
 
-	KUNIT_EXPECT_EQ(test, movable_pool_take_pages(ctx->pool, 0, taken), 0U);
-	KUNIT_EXPECT_EQ(test, movable_pool_take_pages(NULL, 1, taken), 0U);
-	n = movable_pool_take_pages(ctx->pool, 2, taken);
+	KUNIT_EXPECT_EQ(test, movable_pool_take_pages(ctx->pool, taken, 0), 0U);
+	KUNIT_EXPECT_EQ(test, movable_pool_take_pages(NULL, taken, 1), 0U);
+	n = movable_pool_take_pages(ctx->pool, taken, 2);
 	KUNIT_EXPECT_EQ(test, n, 2U);
-	n += movable_pool_take_pages(ctx->pool, MPT_PAGES, taken + n);
+	n += movable_pool_take_pages(ctx->pool, taken + n, MPT_PAGES);
 	KUNIT_EXPECT_EQ(test, n, 5U);
 	unlock_page(locked);
 	for (i = 0; i < n; i++) {
@@ -1225,7 +1251,7 @@ static void test_take_pages_leaves_busy_ones(struct kunit *test)
 	movable_pool_unpin(pinned);
 	mpt_expect_fields(test, isolated, &ctx->table[2], 2);
 	KUNIT_EXPECT_EQ(test, mpt_move(locked, MIGRATE_SYNC), 0);
-	n = movable_pool_take_pages(ctx->pool, MPT_PAGES, taken);
+	n = movable_pool_take_pages(ctx->pool, taken, MPT_PAGES);
 	KUNIT_EXPECT_EQ(test, n, 3U);
 	mpt_free_taken(test, taken, n);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
@@ -1384,12 +1410,14 @@ static void test_contig_range_blocked_by_pin(struct kunit *test)
 static vm_fault_t mpt_fault(struct vm_fault *vmf)
 {
 	struct mpt_ctx *ctx = vmf->vma->vm_private_data;
+	pgoff_t slot = vmf->pgoff + ctx->fault_shift;	/* a buggy driver's */
 	struct page *page = NULL;
 	vm_fault_t ret;
 
+	atomic_inc(&ctx->fault_entered);
 	mutex_lock(&ctx->lock);
-	if (vmf->pgoff < MPT_PAGES)
-		page = ctx->table[vmf->pgoff];
+	if (slot < MPT_PAGES)
+		page = ctx->table[slot];
 	if (page)
 		get_page(page);
 	mutex_unlock(&ctx->lock);
@@ -1407,48 +1435,102 @@ static const struct vm_operations_struct mpt_vm_ops = {
 
 static int mpt_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	vma->vm_private_data = file->private_data;
+	struct mpt_ctx *ctx = file->private_data;
+	int ret = 0;
+
+	vma->vm_private_data = ctx;
 	vma->vm_ops = &mpt_vm_ops;
-	mp_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	/* a driver that maps a pool page with vm_insert_page() (misuse) */
+	if (ctx->insert_page) {
+		ctx->insert_page_ret = vm_insert_page(vma, vma->vm_start,
+						      ctx->table[0]);
+		return 0;
+	}
+	if (ctx->raw_mmap)	/* a driver that sets the VMA up by hand */
+		mp_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	else
+		ret = movable_pool_mmap(ctx->pool, vma);
+	return ret;
+}
+
+static int mpt_release(struct inode *inode, struct file *file)
+{
+	/* only if movable_pool_open() pointed it at the pool */
+	if (file->f_mapping != inode->i_mapping)
+		movable_pool_release(file);
 	return 0;
 }
 
 static const struct file_operations mpt_fops = {
 	.mmap = mpt_mmap,
+	.release = mpt_release,
 };
 
-/*
- * Map @len bytes of the pool's file into an mm of the test's own, so the
- * test reaches it with get_user()/put_user(). Returns the address or 0.
- */
-static unsigned long mpt_user_map(struct kunit *test, struct file **filep,
-				  unsigned long len)
+/* A file of the test "driver", set up with movable_pool_open(). */
+static struct file *mpt_file(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
-	struct mm_struct *mm;
-	unsigned long addr;
 	struct file *file;
 
 	file = anon_inode_getfile("mpt", &mpt_fops, ctx, O_RDWR);
 	if (IS_ERR(file))
-		return 0;
-	file->f_mapping = movable_pool_mapping(ctx->pool);
-	if (!current->mm) {
-		mm = mm_alloc();
-		if (!mm) {
-			fput(file);
-			return 0;
-		}
-		mm->task_size = TASK_SIZE;
-		arch_pick_mmap_layout(mm, &current->signal->rlim[RLIMIT_STACK]);
-		kthread_use_mm(mm);	/* the test thread drops it on exit */
+		return file;
+	/* anon inodes share one inode: open() sets f_mapping, as a driver's */
+	if (movable_pool_open(ctx->pool, file)) {
+		fput(file);
+		return ERR_PTR(-ENODEV);
 	}
-	addr = vm_mmap(file, 0, len, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
-	if (IS_ERR_VALUE(addr)) {
+	return file;
+}
+
+/* Give the test thread an mm of its own, if it has none yet. */
+static int mpt_use_mm(void)
+{
+	struct mm_struct *mm;
+
+	if (current->mm)
+		return 0;
+	mm = mm_alloc();
+	if (!mm)
+		return -ENOMEM;
+	mm->task_size = TASK_SIZE;
+	arch_pick_mmap_layout(mm, &current->signal->rlim[RLIMIT_STACK]);
+	kthread_use_mm(mm);	/* the test thread drops it on exit */
+	return 0;
+}
+
+/*
+ * Map @len bytes of a pool file with @flags (MAP_SHARED or MAP_PRIVATE)
+ * into the test's own mm, so the test reaches it with get_user() and
+ * put_user(). Returns the address or 0; *@filep is the file either way.
+ */
+static unsigned long mpt_user_map_flags(struct kunit *test,
+					struct file **filep,
+					unsigned long len, unsigned long flags)
+{
+	unsigned long addr;
+	struct file *file;
+
+	*filep = NULL;
+	file = mpt_file(test);
+	if (IS_ERR(file))
+		return 0;
+	if (mpt_use_mm()) {
 		fput(file);
 		return 0;
 	}
 	*filep = file;
+	addr = vm_mmap(file, 0, len, PROT_READ | PROT_WRITE, flags, 0);
+	return IS_ERR_VALUE(addr) ? 0 : addr;
+}
+
+static unsigned long mpt_user_map(struct kunit *test, struct file **filep,
+				  unsigned long len)
+{
+	unsigned long addr = mpt_user_map_flags(test, filep, len, MAP_SHARED);
+
+	if (!addr && *filep)
+		fput(*filep);
 	return addr;
 }
 
@@ -1574,6 +1656,381 @@ static void test_user_faults_race_migration(struct kunit *test)
 	vm_munmap(r.addr, 2 * PAGE_SIZE);
 	fput(file);
 	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[1], 1));
+	mpt_expect_idle(test, ctx);
+}
+
+/* Misuse warnings @ctx's pool has counted since it read @before. */
+static unsigned long mpt_misuse_since(struct mpt_ctx *ctx,
+				      unsigned long before)
+{
+	return mpt_stats(ctx).misuse - before;
+}
+
+/* The "driver" drops table[i] and frees its page, as it should. */
+static struct page *mpt_unlink(struct mpt_ctx *ctx, int i)
+{
+	struct page *page;
+
+	mutex_lock(&ctx->lock);
+	page = ctx->table[i];
+	ctx->table[i] = NULL;
+	mutex_unlock(&ctx->lock);
+	return page;
+}
+
+static void test_free_zaps_user_mapping(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct file *file = NULL;
+	struct page *pages[1];
+	unsigned long addr;
+	u32 val;
+	int i;
+
+	mpt_fill(test, 0, 3);
+	addr = mpt_user_map(test, &file, 3 * PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, mpt_user_word(addr, i, &val), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fault_entered), 3);
+
+	/* freed one by one and in a batch, with no zap by the driver */
+	movable_pool_free_page(ctx->pool, mpt_unlink(ctx, 1));
+	pages[0] = mpt_unlink(ctx, 2);
+	movable_pool_free_pages(ctx->pool, pages, 1);
+
+	/* no PTE is left on them: the access faults, and the driver refuses */
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 1, &val), -EFAULT);
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 2, &val), -EFAULT);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fault_entered), 5);
+	/* the page still in the pool kept its PTE */
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fault_entered), 5);
+	vm_munmap(addr, 3 * PAGE_SIZE);
+	fput(file);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).misuse, 0UL);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_private_mapping_refused(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned long addr, before = mpt_stats(ctx).misuse;
+	struct file *file;
+	u32 val;
+
+	mpt_fill(test, 0, 1);
+	/* movable_pool_mmap() refuses it */
+	addr = mpt_user_map_flags(test, &file, PAGE_SIZE, MAP_PRIVATE);
+	KUNIT_EXPECT_EQ(test, addr, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1UL);
+	if (file)
+		fput(file);
+
+	/* set up by hand, the fault refuses (vmf_insert_pfn() would BUG()) */
+	ctx->raw_mmap = true;
+	addr = mpt_user_map_flags(test, &file, PAGE_SIZE, MAP_PRIVATE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), -EFAULT);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 2UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 1);
+	vm_munmap(addr, PAGE_SIZE);
+	fput(file);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_fault_checks_index(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned long addr, before = mpt_stats(ctx).misuse;
+	struct file *file = NULL;
+	u32 val;
+
+	mpt_fill(test, 0, 3);
+	ctx->fault_shift = 1;	/* offset N served with the page of index N+1 */
+	addr = mpt_user_map(test, &file, 2 * PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), -EFAULT);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1UL);
+
+	ctx->fault_shift = 0;
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, mpt_word(0, 0));
+	vm_munmap(addr, 2 * PAGE_SIZE);
+	fput(file);
+	mpt_expect_idle(test, ctx);
+}
+
+static int mpt_async_read(struct mpt_async *a)
+{
+	u32 val = 0;
+	int ret;
+
+	kthread_use_mm(a->mm);
+	ret = mpt_user_word(a->addr, 0, &val);
+	kthread_unuse_mm(a->mm);
+	return ret ?: val != mpt_word(0, 0);
+}
+
+/*
+ * A fault that finds the page locked (being moved) waits without
+ * mmap_lock, as filemap_fault() does, so an mmap() or munmap() elsewhere
+ * is not held up behind a page lock (see "Lock order" in the header).
+ */
+static void test_fault_retries_without_mmap_lock(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_async reader = { .ctx = ctx };
+	struct file *file = NULL;
+	unsigned long deadline;
+	bool unlocked_mm = false;
+	struct page *page;
+
+	mpt_fill(test, 0, 1);
+	reader.addr = mpt_user_map(test, &file, PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, reader.addr, 0UL);
+	reader.mm = current->mm;
+	page = ctx->table[0];
+	lock_page(page);	/* as the migration core would */
+	mpt_async_start(test, &reader, mpt_async_read);
+
+	/* once the reader is in the fault, mmap_lock must be free */
+	deadline = jiffies + 10 * HZ;
+	while (!atomic_read(&ctx->fault_entered) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fault_entered), 1);
+	while (!unlocked_mm && time_before(jiffies, deadline)) {
+		msleep(20);
+		/* as mmap() would take it (6.12 has no mmap_write_trylock()) */
+		if (down_write_trylock(&reader.mm->mmap_lock)) {
+			up_write(&reader.mm->mmap_lock);
+			unlocked_mm = true;
+		}
+	}
+	KUNIT_EXPECT_TRUE(test, unlocked_mm);
+	KUNIT_EXPECT_FALSE(test, completion_done(&reader.done));
+	unlock_page(page);
+
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&reader.done, 10 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, reader.ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 2);	/* the retry */
+	vm_munmap(reader.addr, PAGE_SIZE);
+	fput(file);
+	mpt_expect_idle(test, ctx);
+}
+
+/* Until it fails: the pages it got stay in the pool for destroy to free. */
+static int mpt_async_alloc_until_error(struct mpt_async *a)
+{
+	struct page *page;
+	unsigned int n;
+
+	for (n = 1; ; n++) {
+		page = movable_pool_alloc_page(a->ctx->pool, MPT_GFP, NULL, 0);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		/* a few hundred pages a tick at most: destroy comes soon */
+		if (!(n % 256))
+			usleep_range(1000, 2000);
+		cond_resched();
+	}
+}
+
+/*
+ * Allocations racing destroy fail with -ENODEV, and none adds a page that
+ * destroy would miss. The pool stays alive meanwhile: destroy waits for
+ * a page the test holds isolated, and no call may follow destroy's end.
+ */
+static void test_alloc_races_destroy(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_async allocator = { .ctx = ctx };
+	struct mpt_async destroyer = { .ctx = ctx };
+	struct page *held;
+	LIST_HEAD(list);
+	int round;
+
+	movable_pool_destroy(ctx->pool);
+	for (round = 0; round < 20; round++) {
+		ctx->pool = movable_pool_create("kunit-race", &mpt_ops, ctx);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->pool);
+		held = movable_pool_alloc_page(ctx->pool, MPT_GFP, NULL, 0);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, held);
+		get_page(held);
+		KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(held));
+
+		mpt_async_start(test, &allocator, mpt_async_alloc_until_error);
+		fsleep((round % 4) * 1000);
+		/* expected: a "misuse" warning, for the pages left to destroy */
+		mpt_async_start(test, &destroyer, mpt_async_destroy);
+		KUNIT_ASSERT_NE(test,
+				wait_for_completion_timeout(&allocator.done,
+							    10 * HZ), 0UL);
+		KUNIT_EXPECT_EQ(test, allocator.ret, -ENODEV);
+		KUNIT_EXPECT_FALSE(test, completion_done(&destroyer.done));
+
+		/* the VM hands the page back; destroy frees every page */
+		list_add(&held->lru, &list);
+		putback_movable_pages(&list);
+		KUNIT_ASSERT_NE(test,
+				wait_for_completion_timeout(&destroyer.done,
+							    10 * HZ), 0UL);
+		KUNIT_EXPECT_EQ(test, page_count(held), 1);
+		mpt_expect_detached(test, held);
+		put_page(held);
+	}
+	ctx->pool = NULL;
+}
+
+/*
+ * remove() while userspace still maps the device: destroy zaps what is
+ * mapped, and the file keeps the address_space until its release.
+ */
+static void test_destroy_with_live_mapping(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct file *file = NULL;
+	struct page *watch[2];
+	unsigned long addr;
+	u32 val;
+	int i;
+
+	mpt_fill_watched(test, watch, 2);
+	addr = mpt_user_map(test, &file, 2 * PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, mpt_user_word(addr, i, &val), 0);
+
+	/* the device goes: the driver forgets its pages, then the pool */
+	mpt_unlink(ctx, 0);
+	mpt_unlink(ctx, 1);
+	/* expected: one "misuse" warning, for the pages not freed */
+	movable_pool_destroy(ctx->pool);
+	ctx->pool = NULL;
+	mpt_expect_released(test, watch, 2);
+
+	/* the mapping is empty, and the driver's fault refuses */
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, mpt_user_word(addr, i, &val), -EFAULT);
+	/* the address_space outlives the pool: no use after free (KASAN) */
+	vm_munmap(addr, 2 * PAGE_SIZE);
+	fput(file);
+}
+
+static void test_alloc_refuses_dma_zones(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *pages[1];
+
+	struct page *page;
+
+	page = movable_pool_alloc_page(ctx->pool, GFP_KERNEL | __GFP_DMA32,
+				       NULL, 0);
+	KUNIT_EXPECT_EQ(test, mpt_err(page), -EINVAL);
+	page = movable_pool_alloc_page(ctx->pool, GFP_KERNEL | __GFP_DMA, NULL, 0);
+	KUNIT_EXPECT_EQ(test, mpt_err(page), -EINVAL);
+	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(ctx->pool, GFP_DMA32,
+						       NULL, 0, pages, 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).allocated, 0UL);
+}
+
+/*
+ * A pool page mapped with vm_insert_page() would keep that mapping when it
+ * moves: either the kernel refuses the insertion (7.x: a typed page) or
+ * the library refuses to isolate the page.
+ */
+static void test_mapcount_page_not_isolated(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned long addr, before = mpt_stats(ctx).misuse;
+	struct file *file = NULL;
+	struct page *page;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	ctx->insert_page = true;
+	addr = mpt_user_map(test, &file, PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	if (ctx->insert_page_ret) {
+		kunit_info(test, "vm_insert_page() refused: %d\n",
+			   ctx->insert_page_ret);
+	} else {
+		KUNIT_EXPECT_TRUE(test, page_mapped(page));
+		KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), -EBUSY);
+		KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1UL);
+		KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], page);
+	}
+	vm_munmap(addr, PAGE_SIZE);
+	fput(file);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+	/* once unmapped it moves as any other */
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), 0);
+	mpt_expect_idle(test, ctx);
+}
+
+/*
+ * Where the kernel did not make a page movable (a kernel without
+ * compaction, here simulated), the page does not lead back to its pool:
+ * destroy still frees it and ends.
+ */
+static void test_destroy_skips_unrecognised_page(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+
+	mpt_fill(test, 0, 2);
+	page = mpt_unlink(ctx, 0);
+	get_page(page);
+	lock_page(page);
+	WRITE_ONCE(page->mapping, NULL);	/* what the kernel never set */
+	unlock_page(page);
+	movable_pool_free_page(ctx->pool, mpt_unlink(ctx, 1));
+
+	/* expected: one "misuse" warning, for the page not made movable */
+	movable_pool_destroy(ctx->pool);
+	ctx->pool = NULL;
+	KUNIT_EXPECT_EQ(test, page_count(page), 1);
+	KUNIT_EXPECT_EQ(test, page_private(page), 0UL);
+	KUNIT_EXPECT_EQ(test, *mp_page_word(page), 0UL);
+	put_page(page);
+}
+
+/* Busy pages go to the back of the list; one call passes a few over. */
+static void test_take_pages_rotates_busy_ones(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned int nr = 200, busy = 150, n, i;
+	struct page **pages, *taken[2];
+
+	pages = kunit_kcalloc(test, nr, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	KUNIT_ASSERT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP, NULL,
+						       0, pages, nr), 0);
+	for (i = 0; i < busy; i++)
+		KUNIT_ASSERT_EQ(test, movable_pool_pin(pages[i]), 0);
+
+	/* the scan is bounded: it may give up before the idle pages */
+	n = 0;
+	for (i = 0; i < 4 && !n; i++)
+		n = movable_pool_take_pages(ctx->pool, taken, 1);
+	/* ... but each call starts past the pages the last one passed over */
+	KUNIT_EXPECT_EQ(test, n, 1U);
+	KUNIT_EXPECT_GT(test, i, 1U);
+	KUNIT_EXPECT_LE(test, i, (busy + 63) / 64 + 1);
+	for (i = 0; i < nr; i++)
+		if (pages[i] == taken[0])
+			KUNIT_EXPECT_GE(test, i, busy);
+	__free_page(taken[0]);
+
+	for (i = 0; i < busy; i++)
+		movable_pool_unpin(pages[i]);
+	for (i = 0; i < nr; i++)
+		if (pages[i] == taken[0])
+			pages[i] = NULL;
+	movable_pool_free_pages(ctx->pool, pages, nr);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
 	mpt_expect_idle(test, ctx);
 }
 
@@ -1908,7 +2365,7 @@ static void test_fail_nth_alloc(struct kunit *test)
 	for (n = 1; n < 1000; n++) {
 		current->fail_nth = n;
 		ret = movable_pool_alloc_pages(ctx->pool, MPT_GFP, NULL, 0,
-					       ARRAY_SIZE(pages), pages);
+					       pages, ARRAY_SIZE(pages));
 		left = current->fail_nth;
 		current->fail_nth = 0;
 		s = mpt_stats(ctx);
@@ -2019,9 +2476,8 @@ static void test_bench_alloc_free(struct kunit *test)
 
 		t0 = ktime_get_ns();
 		KUNIT_ASSERT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP,
-							       NULL, 0,
-							       MPT_BENCH_PAGES,
-							       pages), 0);
+							       NULL, 0, pages,
+							       MPT_BENCH_PAGES), 0);
 		movable_pool_free_pages(ctx->pool, pages, MPT_BENCH_PAGES);
 		bulk = min(bulk, ktime_get_ns() - t0);
 
@@ -2148,6 +2604,16 @@ static struct kunit_case movable_pool_test_cases[] = {
 	KUNIT_CASE(test_contig_range_blocked_by_pin),
 	KUNIT_CASE(test_user_mapping_follows_migration),
 	KUNIT_CASE(test_user_faults_race_migration),
+	KUNIT_CASE(test_free_zaps_user_mapping),
+	KUNIT_CASE(test_private_mapping_refused),
+	KUNIT_CASE(test_fault_checks_index),
+	KUNIT_CASE(test_fault_retries_without_mmap_lock),
+	KUNIT_CASE(test_alloc_races_destroy),
+	KUNIT_CASE(test_destroy_with_live_mapping),
+	KUNIT_CASE(test_alloc_refuses_dma_zones),
+	KUNIT_CASE(test_mapcount_page_not_isolated),
+	KUNIT_CASE(test_destroy_skips_unrecognised_page),
+	KUNIT_CASE(test_take_pages_rotates_busy_ones),
 	KUNIT_CASE(test_concurrent_pin_and_migrate),
 	KUNIT_CASE(test_concurrent_alloc_free_pin_migrate),
 	KUNIT_CASE(test_bench_alloc_free),

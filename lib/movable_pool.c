@@ -2,38 +2,28 @@
 /*
  * movable_pool: driver pages that compaction, CMA and offlining may migrate.
  *
- * Locking, written once:
+ * The lock order and the page layout are in include/linux/movable_pool.h
+ * ("Lock order", "Page layout"). What this file adds to them:
  *
- *	+- page lock        VM around isolate/migrate/putback; the library
- *	|                   around alloc, free, destroy and fault insertion
- *	|  +- driver lock   taken by the driver's migrate routine (sync modes)
- *	|     +- pool->lock spinlock, irq-safe: the page list, every page's
- *	|                   word (pin count and state bits), and the counters
- *
- * movable_pool_take_pages() tries page locks under pool->lock, against the
- * order above: it only tries them, never waits.
- *
- * Nothing is allocated per page: what the library knows of a page lives in
- * its struct page (see mp_page_word() and the header for the layout).
- * - ->mapping leads to the pool (mp_page_pool()) and ->private holds the
- *   owner; both change only under the page lock, so code that holds the
- *   page lock sees them stable.
- * - ->lru links the page into pool->pages while the VM does not hold it
- *   isolated; isolate takes it off, putback and migration put it (or its
- *   successor) back, all under pool->lock.
- * - Pin/unpin run without the page lock, possibly in atomic context. They
- *   rely on the driver's promise (see the header) that it read the page
- *   from its own tables under the lock its routine takes, and re-check
- *   under pool->lock that the page is still the pool's.
- * - Pinned pages are never isolated; MP_MIGRATING is set (under pool->lock)
- *   only with a zero pin count, and pin fails with -EAGAIN while it is set.
- *   So the routine never runs on a page a device or the CPU is using.
+ * - pool->lock (irq-safe) guards the page list, every published page's
+ *   word (pin count and state bits) and the counters.
+ *   movable_pool_take_pages() tries page locks under it, against the
+ *   order: it only tries them, never waits.
+ * - ->mapping and ->private change only under the page lock, and a page
+ *   leaves a pool (mp_detach()) under the page lock and pool->lock both,
+ *   so pin/unpin, which run without the page lock, see a page either in
+ *   the pool with its state or gone.
+ * - Pinned pages are never isolated; MP_MIGRATING is set only with a zero
+ *   pin count, and pin fails with -EAGAIN while it is set. So the routine
+ *   never runs on a page a device or the CPU is using.
  * - A page the driver frees while the VM holds it isolated stays attached,
  *   marked MP_FREED, until the VM hands it back through putback or migrate,
  *   which detach it and drop the pool's reference.
- * - Teardown refuses new isolations and migrations, waits until the VM has
- *   handed back every isolated page (zsmalloc learnt to do the same), then
- *   detaches the pages left on the list under their page locks.
+ * - Teardown refuses new isolations, migrations and allocations, waits
+ *   until the VM has handed back every isolated page (zsmalloc learnt to
+ *   do the same), then detaches the pages left on the list.
+ * - A page leaves the pool with its user mappings zapped under its page
+ *   lock, which movable_pool_insert_pfn() takes before it maps a page.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -50,6 +40,7 @@
 #include <linux/movable_pool.h>
 #include <linux/pagemap.h>
 #include <linux/pseudo_fs.h>
+#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -71,6 +62,12 @@
 #define MP_ISOLATED	BIT(BITS_PER_LONG - 1)	/* the VM holds the page */
 #define MP_ONE_PIN	BIT(MOVABLE_POOL_INDEX_BITS)
 
+/* How many busy pages one movable_pool_take_pages() call passes over. */
+#define MP_TAKE_SKIP_MAX	64
+
+/* gfp flags a pool page cannot honour (see movable_pool_alloc_page()) */
+#define MP_GFP_REFUSED	(__GFP_ACCOUNT | __GFP_COMP | __GFP_DMA | __GFP_DMA32)
+
 struct movable_pool {
 	struct mp_vm vm;		/* how pages lead back here */
 	spinlock_t lock;		/* see the top of this file */
@@ -91,8 +88,22 @@ static struct vfsmount *mp_mnt;
 static int mp_mnt_count;
 static atomic_t mp_pool_ids = ATOMIC_INIT(0);
 
-#define mp_misuse(fmt, ...) \
-	WARN_ONCE(1, KBUILD_MODNAME ": misuse: " fmt, ##__VA_ARGS__)
+static void mp_count_misuse(struct movable_pool *pool)
+{
+	unsigned long flags;
+
+	if (!pool)
+		return;
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->stats.misuse++;
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+/* A driver bug: counted in @pool's stats (if any), warned about once. */
+#define mp_misuse(pool, fmt, ...) do {					\
+	mp_count_misuse(pool);						\
+	WARN_ONCE(1, KBUILD_MODNAME ": misuse: " fmt, ##__VA_ARGS__);	\
+} while (0)
 
 /*
  * The pool a page belongs to, or NULL for any other page and for a page
@@ -107,7 +118,16 @@ static struct movable_pool *mp_page_pool(struct page *page)
 	return pool;
 }
 
-/* Make @page (locked, fresh or just migrated to) a page of @pool. */
+/* The index of a pool page; its bits never change while it is attached. */
+static pgoff_t mp_page_index(struct page *page)
+{
+	return FIELD_GET(MP_INDEX, READ_ONCE(*mp_page_word(page)));
+}
+
+/*
+ * Make @page (locked, and not yet seen by the driver or the VM: fresh, or
+ * the destination of a migration) a page of @pool.
+ */
 static void mp_attach(struct movable_pool *pool, struct page *page,
 		      void *owner, pgoff_t index)
 {
@@ -118,17 +138,28 @@ static void mp_attach(struct movable_pool *pool, struct page *page,
 }
 
 /* Undo mp_attach(): @page (locked) no longer refers to any pool. */
-static void mp_detach(struct page *page)
+static void mp_detach(struct movable_pool *pool, struct page *page)
 {
 	VM_WARN_ON_ONCE_PAGE(!PageLocked(page), page);
+	lockdep_assert_held(&pool->lock);
 	mp_vm_detach(page);
 	set_page_private(page, 0);
-	*mp_page_word(page) = 0;
+	WRITE_ONCE(*mp_page_word(page), 0);
 }
 
 static unsigned long mp_pins(unsigned long word)
 {
 	return FIELD_GET(MP_PINS, word);
+}
+
+/* Zap the user mappings of the page at @index (locked) in @pool. */
+static void mp_zap(struct movable_pool *pool, pgoff_t index)
+{
+	struct address_space *mapping = pool->inode->i_mapping;
+
+	if (mapping_mapped(mapping))
+		unmap_mapping_range(mapping, (loff_t)index << PAGE_SHIFT,
+				    PAGE_SIZE, 1);
 }
 
 /* Destroy may be waiting for the last isolated page to come back. */
@@ -146,6 +177,7 @@ static void mp_isolated_dec(struct movable_pool *pool)
  * driver bug when non-zero. A page the VM holds isolated stays attached,
  * marked MP_FREED, until the VM hands it back: 7.x calls putback or migrate
  * on it whatever its owner did, and on older kernels this costs nothing.
+ * Any other page is detached: the caller drops the pool's reference.
  */
 static unsigned long mp_forget(struct movable_pool *pool, struct page *page)
 {
@@ -153,23 +185,24 @@ static unsigned long mp_forget(struct movable_pool *pool, struct page *page)
 	unsigned long pins = mp_pins(*word);
 
 	lockdep_assert_held(&pool->lock);
+	if (pins)
+		pool->stats.pinned--;
+	pool->stats.pages--;
+	pool->stats.freed++;
 	if (*word & MP_ISOLATED) {
 		*word |= MP_FREED;	/* the VM owns ->lru */
 		pool->stats.freed_isolated++;
 	} else {
 		list_del(&page->lru);
+		mp_detach(pool, page);
 	}
-	if (pins)
-		pool->stats.pinned--;
-	pool->stats.pages--;
-	pool->stats.freed++;
 	return pins;
 }
 
 /*
- * Take @page (locked) out of @pool. Returns as mp_forget(); *@now says
- * whether the page was detached and the caller must drop the pool's
- * reference (otherwise the VM's handback does both).
+ * Take @page (locked, zapped) out of @pool. Returns as mp_forget(); *@now
+ * says whether the caller must drop the pool's reference (otherwise the
+ * VM's handback does).
  */
 static unsigned long mp_release(struct movable_pool *pool, struct page *page,
 				bool *now)
@@ -180,8 +213,6 @@ static unsigned long mp_release(struct movable_pool *pool, struct page *page,
 	pins = mp_forget(pool, page);
 	*now = !(*mp_page_word(page) & MP_FREED);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	if (*now)
-		mp_detach(page);
 	return pins;
 }
 
@@ -197,9 +228,9 @@ static bool mp_handback_freed(struct movable_pool *pool, struct page *page)
 	/* MP_FREED is set under the page lock, which we hold */
 	if (!(READ_ONCE(*mp_page_word(page)) & MP_FREED))
 		return false;
-	/* detach first: once the count drops, destroy may free the pool */
-	mp_detach(page);
 	spin_lock_irqsave(&pool->lock, flags);
+	mp_detach(pool, page);
+	/* once the count drops, destroy may free the pool */
 	mp_isolated_dec(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	put_page(page);
@@ -216,6 +247,16 @@ static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
 	/* on 7.x a detached page keeps its type until it is freed */
 	if (!pool)
 		return false;
+	/*
+	 * Mapped with vm_insert_page(), outside the pool's address_space:
+	 * nothing could zap that mapping, so the page must never move.
+	 */
+	if (mp_page_user_mapped(page)) {
+		mp_misuse(pool, "%s: page %lx is mapped outside the pool (vm_insert_page()?)\n",
+			  pool->name, page_to_pfn(page));
+		trace_movable_pool_isolate(pool->id, page_to_pfn(page), -EPERM);
+		return false;
+	}
 	spin_lock_irqsave(&pool->lock, flags);
 	if (pool->dying) {
 		/* destroy is detaching pages: leave them alone */
@@ -288,7 +329,10 @@ static int mp_begin_migration(struct movable_pool *pool, struct page *src,
 	return ret;
 }
 
-/* Leave MP_MIGRATING; on success @dst takes @src's place in the pool. */
+/*
+ * Leave MP_MIGRATING. On success @dst takes @src's place in the pool and
+ * @src leaves it; on failure @dst leaves it.
+ */
 static void mp_end_migration(struct movable_pool *pool, struct page *dst,
 			     struct page *src, int rc)
 {
@@ -306,52 +350,65 @@ static void mp_end_migration(struct movable_pool *pool, struct page *dst,
 		dst_pins = mp_pins(*mp_page_word(dst));
 		if (dst_pins)
 			pool->stats.pinned--;
+		mp_detach(pool, dst);
 	} else {
 		/* the core clears PG_isolated itself; no putback follows */
 		list_add_tail(&dst->lru, &pool->pages);
 		pool->stats.migrated++;
+		mp_detach(pool, src);	/* a late pin finds src gone */
 		mp_isolated_dec(pool);
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (dst_pins)
-		mp_misuse("%s: routine failed with page %lx pinned\n",
+		mp_misuse(pool, "%s: routine failed with page %lx pinned\n",
 			  pool->name, page_to_pfn(dst));
+}
+
+/*
+ * The driver's routine, run as if from reclaim: a lock it takes then ranks
+ * inside fs_reclaim for lockdep, which reports the first GFP_KERNEL
+ * allocation made while holding it (see "Lock order" in the header).
+ * Direct compaction runs with PF_MEMALLOC, where the annotation is off;
+ * any other migration (kcompactd, compact_memory, offlining, CMA) teaches
+ * lockdep the order.
+ */
+static int mp_call_routine(struct movable_pool *pool, void *owner,
+			   pgoff_t index, struct page *dst, struct page *src,
+			   enum migrate_mode mode)
+{
+	int rc;
+
+	fs_reclaim_acquire(GFP_KERNEL);
+	rc = pool->ops->migrate(pool, owner, index, dst, src, mode);
+	fs_reclaim_release(GFP_KERNEL);
+	if (WARN_ONCE(rc > 0, KBUILD_MODNAME ": %s: migrate returned %d\n",
+		      pool->name, rc))
+		rc = -EINVAL;
+	return rc;
 }
 
 /* In MP_MIGRATING: zap, run the driver's routine, hand the page over. */
 static int mp_move(struct movable_pool *pool, struct page *dst,
 		   struct page *src, enum migrate_mode mode)
 {
-	struct address_space *mapping = pool->inode->i_mapping;
-	pgoff_t index = FIELD_GET(MP_INDEX, *mp_page_word(src));
+	pgoff_t index = mp_page_index(src);
 	void *owner = (void *)page_private(src);
 	int rc;
 
 	/*
-	 * Zap under the src page lock: a racing fault then blocks in
+	 * Zap under the src page lock: a racing fault then waits in
 	 * movable_pool_insert_pfn() until we are done, and sees the page gone.
 	 * A mapping created after the check has no PTE for src: it could only
 	 * get one through that same fault path.
 	 */
-	if (mapping_mapped(mapping))
-		unmap_mapping_range(mapping, (loff_t)index << PAGE_SHIFT,
-				    PAGE_SIZE, 1);
+	mp_zap(pool, index);
 
 	/* dst is ours before the routine publishes it, so pins see it */
 	mp_attach(pool, dst, owner, index);
-	rc = pool->ops->migrate(pool, owner, index, dst, src, mode);
-	if (WARN_ONCE(rc > 0, KBUILD_MODNAME ": %s: migrate returned %d\n",
-		      pool->name, rc))
-		rc = -EINVAL;
-	if (rc) {
-		mp_end_migration(pool, dst, src, rc);
-		mp_detach(dst);
-	} else {
+	rc = mp_call_routine(pool, owner, index, dst, src, mode);
+	if (!rc)
 		get_page(dst);
-		/* before leaving MP_MIGRATING: a late pin then finds src gone */
-		mp_detach(src);
-		mp_end_migration(pool, dst, src, rc);
-	}
+	mp_end_migration(pool, dst, src, rc);
 	return rc;
 }
 
@@ -378,62 +435,60 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 static int mp_check_alloc(struct movable_pool *pool, gfp_t gfp,
 			  pgoff_t index, unsigned int nr)
 {
-	/* order-0 only; memcg charges do not follow non-LRU pages that move */
-	if (!pool || (gfp & (__GFP_ACCOUNT | __GFP_COMP)) || !nr ||
+	if (!pool || (gfp & MP_GFP_REFUSED) || !nr ||
 	    index > MOVABLE_POOL_MAX_INDEX ||
 	    nr - 1 > MOVABLE_POOL_MAX_INDEX - index)
 		return -EINVAL;
 	if (READ_ONCE(pool->dying))
-		return -ENODEV;
+		return -ENODEV;	/* early; mp_add_fresh() decides */
 	return 0;
 }
 
 /*
  * Lock fresh pages without atomics (isolate_movable_page() leaves the lock
  * of a page that is not movable yet alone, as the page cache relies on for
- * new folios), make them the pool's, and list them in one go.
+ * new folios), make them the pool's, and list them in one go. Returns 0,
+ * or -ENODEV with the pages freed if destroy has begun: it may not find
+ * them on the list any more.
  */
-static void mp_add_fresh(struct movable_pool *pool, struct page **pages,
-			 unsigned int nr, void *owner, pgoff_t index)
+static int mp_add_fresh(struct movable_pool *pool, struct page **pages,
+			unsigned int nr, void *owner, pgoff_t index)
 {
 	unsigned long flags;
 	unsigned int i;
+	bool dying;
 	LIST_HEAD(list);
 
 	for (i = 0; i < nr; i++) {
 		__SetPageLocked(pages[i]);
+		/*
+		 * The lock bit before ->mapping: the migration core tries the
+		 * lock only of a page it has seen movable, and on a weakly
+		 * ordered CPU must not see one without the other.
+		 */
+		smp_wmb();
 		mp_attach(pool, pages[i], owner, index + i);
 		list_add_tail(&pages[i]->lru, &list);
 	}
 	spin_lock_irqsave(&pool->lock, flags);
-	list_splice_tail(&list, &pool->pages);
-	pool->stats.pages += nr;
-	pool->stats.allocated += nr;
+	dying = pool->dying;
+	if (!dying) {
+		list_splice_tail(&list, &pool->pages);
+		pool->stats.pages += nr;
+		pool->stats.allocated += nr;
+	} else {
+		for (i = 0; i < nr; i++)
+			mp_detach(pool, pages[i]);
+	}
 	spin_unlock_irqrestore(&pool->lock, flags);
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		unlock_page(pages[i]);
+		if (dying)
+			put_page(pages[i]);
+	}
+	return dying ? -ENODEV : 0;
 }
 
-/**
- * movable_pool_alloc_page() - allocate a movable page for the driver
- * @pool: the pool
- * @gfp: allocation flags; __GFP_MOVABLE is always added (see
- *	%MOVABLE_POOL_GFP). __GFP_ACCOUNT is refused: memcg charges do not
- *	follow non-LRU pages when they migrate.
- * @owner: driver cookie handed back to the migrate routine
- * @index: driver index handed back to the migrate routine; also the page's
- *	offset in movable_pool_mapping() if the driver maps it to userspace.
- *	At most %MOVABLE_POOL_MAX_INDEX.
- *
- * The page has one reference, owned by the pool, and may be migrated as
- * soon as this returns unless the driver pins it. The library keeps what
- * it knows of the page in its struct page; nothing else is allocated.
- *
- * Context: any context @gfp allows.
- * Return: the page; ERR_PTR(-EINVAL) for a NULL @pool, unsupported @gfp
- * flags or an @index above %MOVABLE_POOL_MAX_INDEX, ERR_PTR(-ENODEV) if the
- * pool is being destroyed, ERR_PTR(-ENOMEM) if memory is short.
- */
 struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
 				     void *owner, pgoff_t index)
 {
@@ -446,31 +501,14 @@ struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
 	page = alloc_page(gfp | __GFP_MOVABLE);
 	if (!page)
 		return ERR_PTR(-ENOMEM);
-	mp_add_fresh(pool, &page, 1, owner, index);
-	return page;
+	ret = mp_add_fresh(pool, &page, 1, owner, index);
+	return ret ? ERR_PTR(ret) : page;
 }
-EXPORT_SYMBOL_GPL(movable_pool_alloc_page);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_alloc_page);
 
-/**
- * movable_pool_alloc_pages() - allocate several movable pages at once
- * @pool: the pool
- * @gfp: allocation flags, as for movable_pool_alloc_page()
- * @owner: driver cookie handed back to the migrate routine for every page
- * @index: index of the first page; page i gets @index + i
- * @nr: how many pages, at least 1
- * @pages: filled with the pages
- *
- * The same as @nr calls of movable_pool_alloc_page(), for less: the pages
- * come from the bulk allocator and join the pool under one lock.
- *
- * Context: any context @gfp allows.
- * Return: 0 with all @nr pages allocated, or an errno as for
- * movable_pool_alloc_page() (-EINVAL also for @nr == 0 or an index range
- * past %MOVABLE_POOL_MAX_INDEX) with none allocated.
- */
 int movable_pool_alloc_pages(struct movable_pool *pool, gfp_t gfp,
-			     void *owner, pgoff_t index, unsigned int nr,
-			     struct page **pages)
+			     void *owner, pgoff_t index, struct page **pages,
+			     unsigned int nr)
 {
 	unsigned int i;
 	int ret;
@@ -489,23 +527,10 @@ int movable_pool_alloc_pages(struct movable_pool *pool, gfp_t gfp,
 			return -ENOMEM;
 		}
 	}
-	mp_add_fresh(pool, pages, nr, owner, index);
-	return 0;
+	return mp_add_fresh(pool, pages, nr, owner, index);
 }
-EXPORT_SYMBOL_GPL(movable_pool_alloc_pages);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_alloc_pages);
 
-/**
- * movable_pool_free_page() - free a page allocated from @pool
- * @pool: the pool the page came from
- * @page: the page; the one the migrate routine installed if it moved
- *
- * Safe while the VM has the page isolated: the VM then frees it. The driver
- * must have dropped the page from its tables first, and must not hold the
- * lock its migrate routine takes. Freeing a pinned page, a page of another
- * pool, or a page twice is reported once with a warning.
- *
- * Context: process context; may sleep.
- */
 void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 {
 	unsigned long pins = 0;
@@ -516,40 +541,31 @@ void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 
 	lock_page(page);
 	ours = mp_page_pool(page) == pool;
-	if (ours)
+	if (ours) {
+		/* no user PTE may outlive the page's time in the pool */
+		mp_zap(pool, mp_page_index(page));
 		pins = mp_release(pool, page, &now);
+	}
 	unlock_page(page);
 
 	if (!ours) {
-		mp_misuse("%s: freeing page %lx that is not in this pool\n",
+		mp_misuse(pool, "%s: freeing page %lx that is not in this pool\n",
 			  pool->name, page_to_pfn(page));
 		return;
 	}
 	if (pins)
-		mp_misuse("%s: freeing page %lx pinned %lu times\n",
+		mp_misuse(pool, "%s: freeing page %lx pinned %lu times\n",
 			  pool->name, page_to_pfn(page), pins);
 	if (now)
 		put_page(page);
 }
-EXPORT_SYMBOL_GPL(movable_pool_free_page);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_free_page);
 
-/**
- * movable_pool_free_pages() - free several pages of @pool at once
- * @pool: the pool the pages came from
- * @pages: the pages; on return the array's contents are undefined
- * @nr: how many
- *
- * The same as movable_pool_free_page() on each page, for less: pages that
- * nobody else has locked leave the pool under one lock and go back to the
- * page allocator together.
- *
- * Context: process context; may sleep.
- */
 void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 			     unsigned int nr)
 {
+	unsigned long flags, pins = 0;
 	unsigned int i, n = 0;
-	unsigned long flags;
 	struct page *page;
 
 	if (!pool)
@@ -561,7 +577,8 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 			continue;
 		/* isolated ones wait for the VM: the slow path below */
 		if (mp_page_pool(page) == pool &&
-		    !(*mp_page_word(page) & (MP_PINS | MP_ISOLATED))) {
+		    !(READ_ONCE(*mp_page_word(page)) & (MP_PINS | MP_ISOLATED))) {
+			mp_zap(pool, mp_page_index(page));
 			pages[i] = pages[n];
 			pages[n++] = page;
 		} else {
@@ -571,14 +588,16 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 	if (n) {
 		spin_lock_irqsave(&pool->lock, flags);
 		for (i = 0; i < n; i++)
-			mp_forget(pool, pages[i]);
+			pins += mp_forget(pool, pages[i]);
 		spin_unlock_irqrestore(&pool->lock, flags);
-		for (i = 0; i < n; i++) {
-			mp_detach(pages[i]);
+		for (i = 0; i < n; i++)
 			unlock_page(pages[i]);
-		}
 		release_pages(pages, n);
 	}
+	/* pinned since we looked: as movable_pool_free_page() would say */
+	if (pins)
+		mp_misuse(pool, "%s: freeing pages pinned %lu times\n",
+			  pool->name, pins);
 	/*
 	 * Then, holding no page lock (never wait for one while holding
 	 * others), pages the migration core is busy with and pages to warn
@@ -587,82 +606,64 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 	for (i = n; i < nr; i++)
 		movable_pool_free_page(pool, pages[i]);
 }
-EXPORT_SYMBOL_GPL(movable_pool_free_pages);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_free_pages);
 
-/**
- * movable_pool_take_pages() - take some pages, whichever, out of @pool
- * @pool: the pool
- * @nr: how many at most
- * @pages: room for @nr pages
- *
- * For drivers that want pages back but no page in particular, such as a
- * balloon returning memory to its guest: with this they need no table of
- * their pages at all. Takes up to @nr pages that are neither pinned, nor
- * held by the VM, nor locked by anyone. They leave the pool (and count as
- * freed), the migrate routine is never called for them again, and their
- * user mappings in the pool's address_space are zapped. They are plain
- * pages then, the caller's to free with __free_page().
- *
- * Pages are only tried, never waited for, so the caller may hold the lock
- * its migrate routine takes. A driver that pins or otherwise uses pages of
- * the pool must not take them while it does.
- *
- * Context: process context; may sleep (only when pages are user-mapped).
- * Return: how many pages were taken and stored at the front of @pages.
+/*
+ * Under pool->lock: move up to @nr idle pages of @pool to @pages (locked,
+ * off the books), and the busy ones passed over to the back of the list.
  */
-unsigned int movable_pool_take_pages(struct movable_pool *pool,
-				     unsigned int nr, struct page **pages)
+static unsigned int mp_take_locked(struct movable_pool *pool,
+				   struct page **pages, unsigned int nr)
 {
-	struct address_space *mapping;
+	unsigned int n = 0, skipped = 0;
 	struct page *page, *next;
-	unsigned int i, n = 0;
+	LIST_HEAD(busy);
+
+	lockdep_assert_held(&pool->lock);
+	list_for_each_entry_safe(page, next, &pool->pages, lru) {
+		if (n == nr || skipped == MP_TAKE_SKIP_MAX)
+			break;
+		/* only tried: the page lock ranks above ours (see the top) */
+		if ((*mp_page_word(page) & MP_PINS) || !trylock_page(page)) {
+			list_move_tail(&page->lru, &busy);
+			skipped++;
+			continue;
+		}
+		pages[n++] = page;
+		list_del(&page->lru);
+		/* not the pool's from now on: pins and faults find it gone */
+		*mp_page_word(page) |= MP_FREED;
+		pool->stats.pages--;
+		pool->stats.freed++;
+	}
+	list_splice_tail(&busy, &pool->pages);
+	return n;
+}
+
+unsigned int movable_pool_take_pages(struct movable_pool *pool,
+				     struct page **pages, unsigned int nr)
+{
 	unsigned long flags;
-	pgoff_t index;
+	unsigned int i, n;
 
 	if (!pool || !pages)
 		return 0;
 	spin_lock_irqsave(&pool->lock, flags);
-	list_for_each_entry_safe(page, next, &pool->pages, lru) {
-		if (n == nr)
-			break;
-		/* only tried: the page lock ranks above ours (see the top) */
-		if ((*mp_page_word(page) & MP_PINS) || !trylock_page(page))
-			continue;
-		mp_forget(pool, page);
-		pages[n++] = page;
-	}
+	n = mp_take_locked(pool, pages, nr);
 	spin_unlock_irqrestore(&pool->lock, flags);
 
-	mapping = pool->inode->i_mapping;
 	for (i = 0; i < n; i++) {
-		page = pages[i];
 		/* a racing fault waits for the page lock, then finds no page */
-		if (mapping_mapped(mapping)) {
-			index = FIELD_GET(MP_INDEX, *mp_page_word(page));
-			unmap_mapping_range(mapping, (loff_t)index << PAGE_SHIFT,
-					    PAGE_SIZE, 1);
-		}
-		mp_detach(page);
-		unlock_page(page);
+		mp_zap(pool, mp_page_index(pages[i]));
+		spin_lock_irqsave(&pool->lock, flags);
+		mp_detach(pool, pages[i]);
+		spin_unlock_irqrestore(&pool->lock, flags);
+		unlock_page(pages[i]);
 	}
 	return n;
 }
-EXPORT_SYMBOL_GPL(movable_pool_take_pages);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_take_pages);
 
-/**
- * movable_pool_pin() - keep a page where it is while it is in use
- * @page: a pool page, read from the driver's tables under the lock its
- *	migrate routine takes
- *
- * A pinned page refuses isolation, and an isolated page that gets pinned
- * fails migration with -EAGAIN and is put back. Pins nest, up to
- * %MOVABLE_POOL_MAX_PINS deep.
- *
- * Context: any context, including hard interrupts; never sleeps.
- * Return: 0 when pinned; -EAGAIN if the page is being migrated right now or
- * has just moved (drop your locks, re-read your reference, retry); -EINVAL
- * if @page is not a pool page; -EBUSY if it is pinned too deep already.
- */
 int movable_pool_pin(struct page *page)
 {
 	struct movable_pool *pool = page ? mp_page_pool(page) : NULL;
@@ -670,7 +671,7 @@ int movable_pool_pin(struct page *page)
 	int ret = 0;
 
 	if (!pool) {
-		mp_misuse("pinning a page that is not in a pool\n");
+		mp_misuse(NULL, "pinning a page that is not in a pool\n");
 		return -EINVAL;
 	}
 	word = mp_page_word(page);
@@ -689,18 +690,12 @@ int movable_pool_pin(struct page *page)
 	if (ret == -EAGAIN)
 		trace_movable_pool_pin_busy(pool->id, page_to_pfn(page));
 	if (ret == -EBUSY)
-		mp_misuse("%s: page %lx pinned %lu times\n", pool->name,
+		mp_misuse(pool, "%s: page %lx pinned %lu times\n", pool->name,
 			  page_to_pfn(page), MOVABLE_POOL_MAX_PINS);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(movable_pool_pin);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_pin);
 
-/**
- * movable_pool_unpin() - drop a pin taken by movable_pool_pin()
- * @page: the pinned page
- *
- * Context: any context, including hard interrupts; never sleeps.
- */
 void movable_pool_unpin(struct page *page)
 {
 	struct movable_pool *pool = page ? mp_page_pool(page) : NULL;
@@ -708,7 +703,7 @@ void movable_pool_unpin(struct page *page)
 	bool underflow = false;
 
 	if (!pool) {
-		mp_misuse("unpinning a page that is not in a pool\n");
+		mp_misuse(NULL, "unpinning a page that is not in a pool\n");
 		return;
 	}
 	word = mp_page_word(page);
@@ -722,60 +717,109 @@ void movable_pool_unpin(struct page *page)
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (underflow)
-		mp_misuse("%s: unpin of page %lx without a pin\n", pool->name,
-			  page_to_pfn(page));
+		mp_misuse(pool, "%s: unpin of page %lx without a pin\n",
+			  pool->name, page_to_pfn(page));
 }
-EXPORT_SYMBOL_GPL(movable_pool_unpin);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_unpin);
 
-/**
- * movable_pool_copy_page() - copy a page's contents for a migrate routine
- * @dst: destination page
- * @src: source page
- *
- * Context: any context; highmem pages are mapped temporarily.
- */
 void movable_pool_copy_page(struct page *dst, struct page *src)
 {
 	copy_highpage(dst, src);
 }
-EXPORT_SYMBOL_GPL(movable_pool_copy_page);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_copy_page);
 
-/**
- * movable_pool_insert_pfn() - map a pool page from a driver's fault handler
- * @pool: the pool whose address_space backs the faulting VMA
- * @vmf: the fault; the VMA must be %VM_PFNMAP and its file's f_mapping must
- *	be movable_pool_mapping(@pool)
- * @page: the page the driver looked up, with a reference the caller holds
- *	and drops after this returns
- *
- * Call it without the lock your migrate routine takes. If @page was
- * migrated after the driver looked it up, nothing is mapped and the access
- * faults again, so the driver looks up the new page.
- *
- * Context: page fault handler; may sleep.
- * Return: %VM_FAULT_NOPAGE, or %VM_FAULT_SIGBUS on misuse or failure.
+/*
+ * Lock @page for a fault, as filemap_fault() locks a folio: where the fault
+ * may be retried, never wait for the page lock under mmap_lock (the
+ * routine runs under it and takes the driver's lock). Returns 0 with the
+ * page locked, or VM_FAULT_RETRY (with mmap_lock dropped unless the fault
+ * asked us not to wait at all).
  */
+static vm_fault_t mp_lock_page_for_fault(struct page *page,
+					 struct vm_fault *vmf)
+{
+	if (trylock_page(page))
+		return 0;
+	if (!fault_flag_allow_retry_first(vmf->flags)) {
+		lock_page(page);	/* a retried fault: filemap waits too */
+		return 0;
+	}
+	if (!(vmf->flags & FAULT_FLAG_RETRY_NOWAIT)) {
+		get_page(page);	/* the caller's reference may go with the lock */
+		mp_release_fault_lock(vmf);
+		mp_wait_on_page_locked(page,
+				       vmf->flags & FAULT_FLAG_KILLABLE);
+		put_page(page);
+	}
+	return VM_FAULT_RETRY;
+}
+
+/* Whether @vma may map pages of @pool; warns and counts it if not. */
+static bool mp_vma_ok(struct movable_pool *pool, struct vm_area_struct *vma)
+{
+	if (!vma->vm_file ||
+	    vma->vm_file->f_mapping != pool->inode->i_mapping) {
+		mp_misuse(pool, "%s: a VMA not mapped through the pool\n",
+			  pool->name);
+		return false;
+	}
+	if (!(vma->vm_flags & VM_MAYSHARE)) {
+		mp_misuse(pool, "%s: a private mapping of pool pages\n",
+			  pool->name);
+		return false;
+	}
+	return true;
+}
+
 vm_fault_t movable_pool_insert_pfn(struct movable_pool *pool,
 				   struct vm_fault *vmf, struct page *page)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	vm_fault_t ret = VM_FAULT_NOPAGE;
+	bool bad_index = false;
+	pgoff_t index = 0;
 
-	if (!(vma->vm_flags & VM_PFNMAP) || !vma->vm_file ||
-	    vma->vm_file->f_mapping != pool->inode->i_mapping) {
-		mp_misuse("%s: fault on a VMA not mapped through the pool\n",
+	/* vmf_insert_pfn() would BUG() on a copy-on-write PFN mapping */
+	if (!mp_vma_ok(pool, vma))
+		return VM_FAULT_SIGBUS;
+	if ((vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP)) != VM_PFNMAP) {
+		mp_misuse(pool, "%s: a VMA not set up by movable_pool_mmap()\n",
 			  pool->name);
 		return VM_FAULT_SIGBUS;
 	}
 
-	/* the page lock orders us against mp_migrate_page()'s zap */
-	lock_page(page);
-	if (mp_page_pool(page) == pool)
-		ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(page));
+	/* the page lock orders us against the zap before a move or a free */
+	ret = mp_lock_page_for_fault(page, vmf);
+	if (ret)
+		return ret;
+	ret = VM_FAULT_NOPAGE;
+	if (mp_page_pool(page) == pool) {
+		index = mp_page_index(page);
+		bad_index = index != vmf->pgoff;
+		if (!bad_index)
+			ret = vmf_insert_pfn(vma, vmf->address,
+					     page_to_pfn(page));
+	}
 	unlock_page(page);
+	if (bad_index) {
+		/* elsewhere, nothing would zap it before the page moves */
+		mp_misuse(pool, "%s: page of index %lx mapped at offset %lx\n",
+			  pool->name, index, vmf->pgoff);
+		return VM_FAULT_SIGBUS;
+	}
 	return ret;
 }
-EXPORT_SYMBOL_GPL(movable_pool_insert_pfn);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_insert_pfn);
+
+int movable_pool_mmap(struct movable_pool *pool, struct vm_area_struct *vma)
+{
+	if (!mp_vma_ok(pool, vma) ||
+	    vma->vm_pgoff + vma_pages(vma) - 1 > MOVABLE_POOL_MAX_INDEX)
+		return -EINVAL;
+	mp_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
+}
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_mmap);
 
 static int mp_stats_show(struct seq_file *m, void *unused)
 {
@@ -790,7 +834,8 @@ static int mp_stats_show(struct seq_file *m, void *unused)
 		   s.migrate_failed, s.putback, s.pin_refused);
 	seq_printf(m, "pin_busy %lu\nroutine_busy %lu\nroutine_failed %lu\n",
 		   s.pin_busy, s.routine_busy, s.routine_failed);
-	seq_printf(m, "freed_isolated %lu\n", s.freed_isolated);
+	seq_printf(m, "freed_isolated %lu\nmisuse %lu\n", s.freed_isolated,
+		   s.misuse);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mp_stats);
@@ -807,7 +852,11 @@ static struct file_system_type mp_fs_type = {
 	.kill_sb	 = kill_anon_super,
 };
 
-/* An inode on our pseudo-fs whose address_space drivers map pages through. */
+/*
+ * An inode on our pseudo-fs whose address_space drivers map pages through.
+ * The pool holds a reference, and so does every file set up with
+ * movable_pool_open(); each pins the pseudo-fs.
+ */
 static struct inode *mp_inode_new(void)
 {
 	struct inode *inode;
@@ -828,17 +877,42 @@ static void mp_inode_put(struct inode *inode)
 	simple_release_fs(&mp_mnt, &mp_mnt_count);
 }
 
-/**
- * movable_pool_create() - create a pool of movable pages
- * @name: name for debugfs and messages; copied
- * @ops: driver callbacks; must outlive the pool
- * @priv: driver data, returned by movable_pool_priv()
- *
- * Context: process context; may sleep.
- * Return: the pool, ERR_PTR(-EINVAL) if @name is empty or @ops has no
- * migrate routine, ERR_PTR(-ENOMEM) (or another errno from the pseudo-fs)
- * on failure.
- */
+int movable_pool_open(struct movable_pool *pool, struct file *file)
+{
+	unsigned long flags;
+	int ret;
+
+	ret = simple_pin_fs(&mp_fs_type, &mp_mnt, &mp_mnt_count);
+	if (ret)
+		return ret;
+	/* destroy sets dying under the lock before it lets go of the inode */
+	spin_lock_irqsave(&pool->lock, flags);
+	if (!pool->dying)
+		ihold(pool->inode);
+	else
+		ret = -ENODEV;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (ret) {
+		simple_release_fs(&mp_mnt, &mp_mnt_count);
+		return ret;
+	}
+	file->f_mapping = pool->inode->i_mapping;
+	return 0;
+}
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_open);
+
+void movable_pool_release(struct file *file)
+{
+	struct inode *inode = file->f_mapping->host;
+
+	if (inode->i_sb->s_magic != MOVABLE_POOL_MAGIC) {
+		mp_misuse(NULL, "releasing a file not set up by movable_pool_open()\n");
+		return;
+	}
+	mp_inode_put(inode);
+}
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_release);
+
 struct movable_pool *movable_pool_create(const char *name,
 					 const struct movable_pool_ops *ops,
 					 void *priv)
@@ -881,7 +955,7 @@ err_free:
 	kfree(pool);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_GPL(movable_pool_create);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_create);
 
 /* Get a reference on the first page on the pool's list, or NULL. */
 static struct page *mp_first_page(struct movable_pool *pool)
@@ -909,25 +983,62 @@ static bool mp_none_isolated(struct movable_pool *pool)
 	return none;
 }
 
-/**
- * movable_pool_destroy() - free a pool
- * @pool: the pool, or NULL
- *
- * Stops new isolations, waits for the VM to hand back the pages it holds
- * isolated (their migration is refused from now on, so that is quick),
- * and frees pages the driver did not free (with a warning: that is a
- * driver bug). No page refers to the pool or this module's code after
- * this returns. The driver must keep what its routine uses alive until
- * then, and must not hold the lock its routine takes.
- *
- * Context: process context; may sleep.
+/*
+ * Free a page (locked) that destroy found first on the list. Every page
+ * there is the pool's and none is isolated, so each is freed here: one that
+ * does not lead back to the pool (the kernel never made it movable) too, so
+ * that the drain cannot spin on it. Returns 1 if it led back, 0 if not,
+ * -ENOENT if it had left the list meanwhile.
  */
+static int mp_destroy_page(struct movable_pool *pool, struct page *page)
+{
+	bool ours = mp_page_pool(page) == pool;
+	unsigned long flags;
+
+	mp_zap(pool, mp_page_index(page));
+	spin_lock_irqsave(&pool->lock, flags);
+	/* a free racing destroy may have taken it first (a driver bug) */
+	if (list_first_entry_or_null(&pool->pages, struct page, lru) != page) {
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return -ENOENT;
+	}
+	if (ours) {
+		mp_forget(pool, page);
+	} else {
+		list_del(&page->lru);
+		pool->stats.pages--;
+		pool->stats.freed++;
+		/* not movable, so nothing for mp_vm_detach() to undo */
+		set_page_private(page, 0);
+		WRITE_ONCE(*mp_page_word(page), 0);
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	put_page(page);		/* the pool's reference */
+	return ours;
+}
+
+/* Let go of the pool's address_space, unless files still map it blindly. */
+static void mp_destroy_inode(struct movable_pool *pool)
+{
+	struct inode *inode = pool->inode;
+
+	unmap_mapping_range(inode->i_mapping, 0, 0, 1);
+	inode->i_private = NULL;
+	/* files set up with movable_pool_open() hold their own reference */
+	if (mapping_mapped(inode->i_mapping) &&
+	    atomic_read(&inode->i_count) == 1) {
+		mp_misuse(pool, "%s: destroyed while mapped; leaking its inode\n",
+			  pool->name);
+		return;
+	}
+	mp_inode_put(inode);
+}
+
 void movable_pool_destroy(struct movable_pool *pool)
 {
-	unsigned long leaked = 0;
+	unsigned long leaked = 0, strangers = 0;
 	struct page *page;
 	unsigned long flags;
-	bool now;
 
 	if (!pool)
 		return;
@@ -937,63 +1048,46 @@ void movable_pool_destroy(struct movable_pool *pool)
 	spin_unlock_irqrestore(&pool->lock, flags);
 	wait_event(pool->drained, mp_none_isolated(pool));
 
-	/* every page of the pool is on the list now, and stays there */
+	/* every page of the pool is on the list now; each pass takes one */
 	while ((page = mp_first_page(pool))) {
 		lock_page(page);
-		if (mp_page_pool(page) == pool) {
-			mp_release(pool, page, &now);	/* none is isolated */
-			put_page(page);
+		switch (mp_destroy_page(pool, page)) {
+		case 1:
 			leaked++;
+			break;
+		case 0:
+			strangers++;
+			break;
 		}
 		unlock_page(page);
 		put_page(page);
 	}
 	if (leaked)
-		mp_misuse("%s: destroyed with %lu pages not freed\n",
+		mp_misuse(pool, "%s: destroyed with %lu pages not freed\n",
 			  pool->name, leaked);
+	if (strangers)
+		mp_misuse(pool, "%s: %lu pages were never made movable\n",
+			  pool->name, strangers);
 
 	debugfs_remove_recursive(pool->debugfs);
-	mp_inode_put(pool->inode);
+	mp_destroy_inode(pool);
 	kfree(pool->name);
 	kfree(pool);
 }
-EXPORT_SYMBOL_GPL(movable_pool_destroy);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_destroy);
 
-/**
- * movable_pool_priv() - the driver data given to movable_pool_create()
- * @pool: the pool
- *
- * Return: the @priv pointer the pool was created with.
- */
 void *movable_pool_priv(struct movable_pool *pool)
 {
 	return pool->priv;
 }
-EXPORT_SYMBOL_GPL(movable_pool_priv);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_priv);
 
-/**
- * movable_pool_mapping() - the address_space for user mappings of the pool
- * @pool: the pool
- *
- * Point file->f_mapping at it in the driver's open(); user mappings of the
- * page allocated with index N must then be at file offset N pages, so the
- * library can zap them before the page moves.
- *
- * Return: the pool's address_space.
- */
 struct address_space *movable_pool_mapping(struct movable_pool *pool)
 {
 	return pool->inode->i_mapping;
 }
-EXPORT_SYMBOL_GPL(movable_pool_mapping);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_mapping);
 
-/**
- * movable_pool_get_stats() - read a pool's counters
- * @pool: the pool
- * @stats: filled with one consistent snapshot
- *
- * Context: any context.
- */
 void movable_pool_get_stats(struct movable_pool *pool,
 			    struct movable_pool_stats *stats)
 {
@@ -1003,7 +1097,7 @@ void movable_pool_get_stats(struct movable_pool *pool,
 	*stats = pool->stats;
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
-EXPORT_SYMBOL_GPL(movable_pool_get_stats);
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_get_stats);
 
 static int __init movable_pool_init(void)
 {
@@ -1029,4 +1123,5 @@ module_init(movable_pool_init);
 module_exit(movable_pool_exit);
 
 MODULE_DESCRIPTION("Movable driver pages: compaction, CMA and offlining can migrate them");
+MODULE_VERSION(__stringify(MOVABLE_POOL_VERSION));
 MODULE_LICENSE("GPL");

@@ -25,6 +25,8 @@
 #include <linux/version.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pagemap.h>
 
 #if KERNEL_VERSION(5, 10, 0) > LINUX_VERSION_CODE
 #error "movable_pool needs Linux 5.10 or later"
@@ -212,6 +214,55 @@ static inline unsigned long *mp_page_word(struct page *page)
 	return &page->index;
 #else
 	return &page->__folio_index;
+#endif
+}
+
+/*
+ * Exports go into the MOVABLE_POOL namespace, which 6.13 turned from an
+ * identifier into a string.
+ */
+#if KERNEL_VERSION(6, 13, 0) > LINUX_VERSION_CODE
+#define EXPORT_SYMBOL_MOVABLE_POOL(sym)	EXPORT_SYMBOL_NS_GPL(sym, MOVABLE_POOL)
+#else
+#define EXPORT_SYMBOL_MOVABLE_POOL(sym)	EXPORT_SYMBOL_NS_GPL(sym, "MOVABLE_POOL")
+#endif
+
+/*
+ * Whether @page has user mappings of its own (vm_insert_page()). From 6.17
+ * a pool page has a page type, which shares the mapcount's word, and
+ * vm_insert_page() refuses typed pages.
+ */
+static inline bool mp_page_user_mapped(struct page *page)
+{
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+	return page_mapped(page);
+#else
+	return false;
+#endif
+}
+
+/* Drop the lock a fault holds: mmap_lock, or from 6.5 maybe the VMA's. */
+static inline void mp_release_fault_lock(struct vm_fault *vmf)
+{
+#if KERNEL_VERSION(6, 5, 0) > LINUX_VERSION_CODE
+	mmap_read_unlock(vmf->vma->vm_mm);
+#else
+	release_fault_lock(vmf);
+#endif
+}
+
+static inline void mp_wait_on_page_locked(struct page *page, bool killable)
+{
+#if KERNEL_VERSION(5, 16, 0) > LINUX_VERSION_CODE
+	if (killable)
+		wait_on_page_locked_killable(page);
+	else
+		wait_on_page_locked(page);
+#else
+	if (killable)
+		folio_wait_locked_killable(page_folio(page));
+	else
+		folio_wait_locked(page_folio(page));
 #endif
 }
 

@@ -9,30 +9,8 @@
  * library does the rest through the migration core's interface for pages
  * that are not on the LRU.
  *
- * What the library owns in a pool page's struct page (it allocates nothing
- * per page, so its bookkeeping never pins a pageblock of its own):
- *   ->mapping  what leads back to the pool (its address_space, or on 6.0 to
- *              6.16 its copy of the movable_operations); set/cleared under
- *              the page lock
- *   ->private  the driver's @owner cookie
- *   ->index    the driver's @index (low %MOVABLE_POOL_INDEX_BITS bits), the
- *              pin count and three state bits
- *   ->lru      the pool's list of pages, while the VM has not isolated the
- *              page (the VM links isolated pages into lists of its own)
- * The driver must not touch these fields, and must not vm_insert_page() a
- * pool page: map it with VM_PFNMAP through movable_pool_insert_pfn().
- *
- * What the driver owns: the page contents and its own references to the
- * page (tables, DMA addresses, GART entries). The routine repoints them.
- *
- * Lock order:
- *	+- page lock (held by the VM around isolate, migrate and putback)
- *	   +- driver lock taken by the migrate routine (sync modes only)
- *	      +- pool lock (internal spinlock, irq-safe)
- *
- * The driver must therefore never wait for a pool page's lock while holding
- * the lock its routine takes. It must read a page out of its own tables and
- * call movable_pool_pin() under that lock: once pinned, the page stays put.
+ * Every function's contract is documented here, where driver authors read
+ * it; Documentation/core-api/movable_pool.rst is the guide.
  *
  * Copyright (C) 2026 The movable_pool authors
  */
@@ -47,6 +25,93 @@
 
 struct movable_pool;
 struct address_space;
+struct file;
+struct vm_area_struct;
+struct vm_fault;
+
+/**
+ * DOC: Lock order
+ *
+ * From outermost to innermost::
+ *
+ *	mmap_lock            a fault on a pool mapping
+ *	+- page lock         the VM around isolate, migrate and putback; the
+ *	   |                 library around free, destroy and fault insertion
+ *	   +- driver lock    what the migrate routine takes (sync modes only)
+ *	      +- pool lock   internal spinlock, irq-safe
+ *
+ * What follows for a driver:
+ *
+ * - Never wait for a pool page's lock while holding the lock the routine
+ *   takes: movable_pool_free_page() and movable_pool_insert_pfn() take it,
+ *   so call them without that lock.
+ * - Never touch user memory (copy_from_user(), get_user_pages()) while
+ *   holding the routine's lock: a fault may need mmap_lock, and a fault
+ *   on a pool mapping may wait for a page lock under it.
+ * - Never allocate memory that may be reclaimed for (%GFP_KERNEL, and
+ *   %GFP_NOFS too) while holding the routine's lock: for any order above
+ *   0, direct compaction in the same task may run the routine, which then
+ *   waits for that lock forever. The routine runs under the lockdep
+ *   annotation of reclaim (fs_reclaim), so with CONFIG_PROVE_LOCKING the
+ *   first __GFP_FS allocation under that lock is reported, even if the
+ *   deadlock never happens: of order 0 too (a driver rarely knows what
+ *   its callees allocate), but not %GFP_NOFS ones or those in a
+ *   memalloc_nofs_save() scope, which lockdep cannot see. For the same
+ *   reason the routine itself must not allocate with direct reclaim.
+ * - A driver that pins from hard interrupt context must read the page
+ *   under a lock that is irq-safe there, and its routine takes that lock
+ *   (with interrupts disabled) too.
+ */
+
+/**
+ * DOC: Page layout
+ *
+ * What the library keeps in a pool page's struct page. Nothing is
+ * allocated per page, so its bookkeeping never pins a pageblock of its own:
+ *
+ * - ->mapping leads back to the pool (its address_space, or on 6.0 to 6.16
+ *   its copy of the movable_operations); set and cleared under the page
+ *   lock.
+ * - ->private holds the driver's @owner cookie.
+ * - ->index holds the page's index (low %MOVABLE_POOL_INDEX_BITS bits),
+ *   the pin count and three state bits; written under the pool lock once
+ *   the page is published.
+ * - ->lru links the pool's list of pages while the VM has not isolated
+ *   the page (the VM links isolated pages into lists of its own).
+ *
+ * The driver must not touch these fields. It owns the page contents and
+ * its own references to the page (tables, DMA addresses, GART entries),
+ * which the routine repoints.
+ */
+
+/**
+ * DOC: Index
+ *
+ * A page's index has one meaning: its offset, in pages, in the pool's
+ * address_space (movable_pool_mapping()). A driver that maps pool pages
+ * to userspace maps the page with index N at file offset N pages of a
+ * file set up with movable_pool_open(); movable_pool_insert_pfn() refuses
+ * any other page. The library zaps user mappings at that offset before a
+ * page moves and when it is freed. The index is also handed back to the
+ * migrate routine, so a driver that never maps its pages may use it as it
+ * likes.
+ */
+
+/**
+ * define MOVABLE_POOL_VERSION - the API level of this header
+ *
+ * Raised whenever a call is added or changes; the NEWS file says which.
+ * Test it with ``#if MOVABLE_POOL_VERSION >= ...`` for a call you need.
+ */
+#define MOVABLE_POOL_VERSION	2
+
+/**
+ * define MOVABLE_POOL_IMPORT_NS - declare that a module uses movable_pool
+ *
+ * The library exports its symbols in the ``MOVABLE_POOL`` namespace; every
+ * module that calls it says MOVABLE_POOL_IMPORT_NS(); once, on any kernel.
+ */
+#define MOVABLE_POOL_IMPORT_NS()	MODULE_INFO(import_ns, "MOVABLE_POOL")
 
 /**
  * define MOVABLE_POOL_GFP - the gfp mask a driver should normally pass
@@ -80,17 +145,29 @@ struct address_space;
 /**
  * struct movable_pool_ops - driver callbacks of a pool
  * @migrate: copy @src to @dst and repoint every driver reference from @src
- *	to @dst. Called in process context with both pages locked; @src is
- *	not pinned and cannot become pinned until this returns, and its user
- *	mappings in the pool's address_space have been zapped. @owner and
- *	@index are what the driver passed to movable_pool_alloc_page(). In
- *	%MIGRATE_ASYNC @mode the routine must not sleep: trylock and return
- *	-EAGAIN instead. Return 0 on success, -EAGAIN to let the VM retry
- *	later, another negative errno to give up (the page is put back).
- *	@dst already belongs to the pool: once the routine has published it,
- *	movable_pool_pin() works on it. On failure @dst must be neither
- *	referenced nor pinned by the driver. If the driver no longer
- *	references @src (it is about to free it), return -ENOENT.
+ *	to @dst.
+ *
+ *	Called in process context with both pages locked, as if from
+ *	reclaim (see "Lock order"); @src is not pinned and cannot become
+ *	pinned until this returns, and its user mappings in the pool's
+ *	address_space have been zapped. @owner and @index are what the
+ *	driver passed when it allocated the page. @dst already belongs to
+ *	the pool: once the routine has published it, movable_pool_pin()
+ *	works on it.
+ *
+ *	In %MIGRATE_ASYNC @mode (direct compaction's first pass) the routine
+ *	must not sleep: trylock and return -EAGAIN instead. In
+ *	%MIGRATE_SYNC_LIGHT and %MIGRATE_SYNC it may sleep on the driver's
+ *	lock, but not for long (sync-light callers are allocating tasks);
+ *	it must not wait for the device.
+ *
+ *	Return 0 on success. -EAGAIN makes the VM try again with a new @dst,
+ *	a few times in the same pass (up to ten), then puts the page back;
+ *	a later pass may try it again. -ENOENT says the driver no longer
+ *	references @src (it is freeing it): the page is put back and freed
+ *	by the driver as usual. Any other negative errno gives up this
+ *	migration. On any failure @dst must be neither referenced nor pinned
+ *	by the driver.
  */
 struct movable_pool_ops {
 	int (*migrate)(struct movable_pool *pool, void *owner, pgoff_t index,
@@ -105,7 +182,8 @@ struct movable_pool_ops {
  * @isolated: pages isolated by the VM for migration
  * @migrating: pages whose migrate routine is running
  * @allocated: pages ever allocated
- * @freed: pages ever freed (including those freed by destroy)
+ * @freed: pages ever freed (including those freed by destroy and taken by
+ *	movable_pool_take_pages())
  * @migrated: successful migrations
  * @migrate_failed: migration attempts that failed (pinned, or the routine
  *	returned an error)
@@ -115,6 +193,8 @@ struct movable_pool_ops {
  * @routine_busy: migrate routine calls that returned -EAGAIN
  * @routine_failed: migrate routine calls that returned another error
  * @freed_isolated: pages freed while the VM held them isolated
+ * @misuse: driver bugs the library caught and warned about (each warns
+ *	once per call site in the log; this counts every one)
  *
  * @pages == @allocated - @freed at all times.
  */
@@ -133,34 +213,291 @@ struct movable_pool_stats {
 	unsigned long routine_busy;
 	unsigned long routine_failed;
 	unsigned long freed_isolated;
+	unsigned long misuse;
 };
 
+/**
+ * movable_pool_create() - create a pool of movable pages
+ * @name: name for debugfs and messages; copied
+ * @ops: driver callbacks; must outlive the pool
+ * @priv: driver data, returned by movable_pool_priv()
+ *
+ * Context: process context; may sleep.
+ * Return: the pool, ERR_PTR(-EINVAL) if @name is empty or @ops has no
+ * migrate routine, ERR_PTR(-ENOMEM) (or another errno from the pseudo-fs)
+ * on failure.
+ */
 struct movable_pool *movable_pool_create(const char *name,
 					 const struct movable_pool_ops *ops,
 					 void *priv);
+
+/**
+ * movable_pool_destroy() - free a pool
+ * @pool: the pool, or NULL
+ *
+ * Stops new isolations, waits for the VM to hand back the pages it holds
+ * isolated (their migration is refused from now on, so that is quick),
+ * zaps every user mapping of the pool's address_space, and frees pages the
+ * driver did not free (with a warning: that is a driver bug). Allocations
+ * racing with it fail with -ENODEV. No page refers to the pool or this
+ * module's code after this returns, and the routine is never called again.
+ *
+ * Files set up with movable_pool_open() keep the pool's address_space
+ * alive until movable_pool_release(), so a device may go away while
+ * userspace still has it open or mapped: its mappings are empty, and the
+ * driver's fault handler must fail (%VM_FAULT_SIGBUS) from then on. A
+ * pool destroyed while mapped through files set up otherwise leaks its
+ * address_space, with a warning, rather than leave them pointing at freed
+ * memory.
+ *
+ * The driver must keep what its routine uses alive until this returns,
+ * and must not hold the lock its routine takes. No other call on @pool
+ * may race with it or follow it.
+ *
+ * Context: process context; may sleep.
+ */
 void movable_pool_destroy(struct movable_pool *pool);
+
+/**
+ * movable_pool_priv() - the driver data given to movable_pool_create()
+ * @pool: the pool
+ *
+ * Return: the @priv pointer the pool was created with.
+ */
 void *movable_pool_priv(struct movable_pool *pool);
+
+/**
+ * movable_pool_mapping() - the address_space for user mappings of the pool
+ * @pool: the pool
+ *
+ * For lookups only: a file must be pointed at it with movable_pool_open(),
+ * which keeps it alive for as long as the file lives, never by setting
+ * f_mapping by hand.
+ *
+ * Return: the pool's address_space.
+ */
 struct address_space *movable_pool_mapping(struct movable_pool *pool);
+
+/**
+ * movable_pool_get_stats() - read a pool's counters
+ * @pool: the pool
+ * @stats: filled with one consistent snapshot
+ *
+ * Context: any context.
+ */
 void movable_pool_get_stats(struct movable_pool *pool,
 			    struct movable_pool_stats *stats);
 
+/**
+ * movable_pool_alloc_page() - allocate a movable page for the driver
+ * @pool: the pool
+ * @gfp: allocation flags; __GFP_MOVABLE is always added (see
+ *	%MOVABLE_POOL_GFP). Refused: __GFP_ACCOUNT (memcg charges do not
+ *	follow non-LRU pages when they migrate), __GFP_COMP (order 0 only),
+ *	and __GFP_DMA / __GFP_DMA32 (migration may move a page to any zone:
+ *	a device with an addressing limit cannot have its pages move).
+ * @owner: driver cookie handed back to the migrate routine
+ * @index: the page's offset in the pool's address_space (see "Index"),
+ *	handed back to the migrate routine; at most %MOVABLE_POOL_MAX_INDEX
+ *
+ * The page has one reference, owned by the pool, and may be migrated as
+ * soon as this returns unless the driver pins it. Free it only with
+ * movable_pool_free_page() or movable_pool_free_pages().
+ *
+ * Context: any context @gfp allows.
+ * Return: the page; ERR_PTR(-EINVAL) for a NULL @pool, refused @gfp flags
+ * or an @index above %MOVABLE_POOL_MAX_INDEX, ERR_PTR(-ENODEV) if the pool
+ * is being destroyed, ERR_PTR(-ENOMEM) if memory is short. Never NULL.
+ */
 struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
 				     void *owner, pgoff_t index);
+
+/**
+ * movable_pool_free_page() - free a page allocated from @pool
+ * @pool: the pool the page came from
+ * @page: the page; the one the migrate routine installed if it moved
+ *
+ * Zaps the page's user mappings in the pool's address_space. Safe while
+ * the VM has the page isolated: the VM then frees it. After this returns
+ * the routine is never called for the page again, so the driver may free
+ * whatever @owner points to once it has freed all of the owner's pages.
+ *
+ * The driver must have dropped the page from its tables first (so that a
+ * migration already under way finds it gone and returns -ENOENT), and must
+ * not hold the lock its migrate routine takes. Freeing a pinned page, a
+ * page of another pool, or a page twice is refused with a warning.
+ *
+ * Context: process context; may sleep (it takes the page lock).
+ */
 void movable_pool_free_page(struct movable_pool *pool, struct page *page);
+
+/**
+ * movable_pool_alloc_pages() - allocate several movable pages at once
+ * @pool: the pool
+ * @gfp: allocation flags, as for movable_pool_alloc_page()
+ * @owner: driver cookie handed back to the migrate routine for every page
+ * @index: index of the first page; page i gets @index + i
+ * @pages: filled with the pages
+ * @nr: how many pages, at least 1
+ *
+ * The same as @nr calls of movable_pool_alloc_page(), for less: the pages
+ * come from the bulk allocator and join the pool under one lock.
+ *
+ * Context: any context @gfp allows.
+ * Return: 0 with all @nr pages allocated, or an errno as for
+ * movable_pool_alloc_page() (-EINVAL also for @nr == 0 or an index range
+ * past %MOVABLE_POOL_MAX_INDEX) with none allocated.
+ */
 int movable_pool_alloc_pages(struct movable_pool *pool, gfp_t gfp,
-			     void *owner, pgoff_t index, unsigned int nr,
-			     struct page **pages);
+			     void *owner, pgoff_t index, struct page **pages,
+			     unsigned int nr);
+
+/**
+ * movable_pool_free_pages() - free several pages of @pool at once
+ * @pool: the pool the pages came from
+ * @pages: the pages; NULL entries are skipped. The array is reordered:
+ *	its contents are undefined on return.
+ * @nr: how many entries
+ *
+ * The same as movable_pool_free_page() on each page, for less: pages that
+ * nobody else has locked leave the pool under one lock and go back to the
+ * page allocator together.
+ *
+ * Context: process context; may sleep.
+ */
 void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 			     unsigned int nr);
-unsigned int movable_pool_take_pages(struct movable_pool *pool,
-				     unsigned int nr, struct page **pages);
 
+/**
+ * movable_pool_take_pages() - take some pages, whichever, out of @pool
+ * @pool: the pool
+ * @pages: room for @nr pages
+ * @nr: how many at most
+ *
+ * For drivers that want pages back but no page in particular, such as a
+ * balloon returning memory to its guest: with this they need no table of
+ * their pages at all. Takes up to @nr pages that are neither pinned, nor
+ * held by the VM, nor locked by anyone; pages it passes over go to the
+ * back of the pool's list, and one call looks at a bounded number of them,
+ * so it may take fewer than it could. The pages taken leave the pool (and
+ * count as freed), the migrate routine is never called for them again,
+ * and their user mappings are zapped.
+ *
+ * They are the caller's to free with __free_page(), soon: until then the
+ * migration core may still look at them (and refuse them), so do not
+ * reuse them for anything else.
+ *
+ * Pages are only tried, never waited for, so the caller may hold the lock
+ * its migrate routine takes. A driver that pins or otherwise uses pages of
+ * the pool must not take them while it does.
+ *
+ * Context: process context; may sleep (only when pages are user-mapped).
+ * Return: how many pages were taken and stored at the front of @pages.
+ */
+unsigned int movable_pool_take_pages(struct movable_pool *pool,
+				     struct page **pages, unsigned int nr);
+
+/**
+ * movable_pool_pin() - keep a page where it is while it is in use
+ * @page: a pool page, read from the driver's tables under the lock its
+ *	migrate routine takes
+ *
+ * A pinned page refuses isolation, and an isolated page that gets pinned
+ * fails migration with -EAGAIN and is put back. Pins nest, up to
+ * %MOVABLE_POOL_MAX_PINS deep. A pinned page must be unpinned before it is
+ * freed.
+ *
+ * Context: any context, including hard interrupts (see "Lock order" for
+ * what the driver's lock needs then); never sleeps.
+ * Return: 0 when pinned; -EAGAIN if the page is being migrated right now or
+ * has just moved (drop your locks, re-read your reference, retry: the
+ * routine is about to repoint it); -EINVAL, with a warning, if @page is not
+ * a pool page (NULL, never allocated from a pool, or already freed);
+ * -EBUSY, with a warning, if it is pinned %MOVABLE_POOL_MAX_PINS deep.
+ */
 int movable_pool_pin(struct page *page);
+
+/**
+ * movable_pool_unpin() - drop a pin taken by movable_pool_pin()
+ * @page: the pinned page
+ *
+ * Unpinning a page that is not pinned is refused with a warning.
+ *
+ * Context: any context, including hard interrupts; never sleeps.
+ */
 void movable_pool_unpin(struct page *page);
 
+/**
+ * movable_pool_copy_page() - copy a page's contents for a migrate routine
+ * @dst: destination page
+ * @src: source page
+ *
+ * Context: any context; highmem pages are mapped temporarily.
+ */
 void movable_pool_copy_page(struct page *dst, struct page *src);
 
-struct vm_fault;
+/**
+ * movable_pool_open() - let a file map pages of @pool
+ * @pool: the pool
+ * @file: a file of the driver's, in its open()
+ *
+ * Points @file's f_mapping at the pool's address_space and keeps that
+ * alive until movable_pool_release(@file), even past
+ * movable_pool_destroy(). Call movable_pool_release() from the file's
+ * release().
+ *
+ * Context: process context.
+ * Return: 0, or -ENODEV if @pool is being destroyed.
+ */
+int movable_pool_open(struct movable_pool *pool, struct file *file);
+
+/**
+ * movable_pool_release() - undo movable_pool_open()
+ * @file: the file, in the driver's release()
+ *
+ * Context: process context; may sleep.
+ */
+void movable_pool_release(struct file *file);
+
+/**
+ * movable_pool_mmap() - set up a user mapping of pool pages
+ * @pool: the pool
+ * @vma: the VMA, in the driver's mmap() of a file set up with
+ *	movable_pool_open()
+ *
+ * Refuses what cannot work: a private mapping (a copy-on-write copy of a
+ * page that moves is wrong, and the VM cannot map one of a PFN mapping), a
+ * file not set up with movable_pool_open() on @pool, and offsets past
+ * %MOVABLE_POOL_MAX_INDEX. Sets %VM_PFNMAP, %VM_DONTEXPAND and
+ * %VM_DONTDUMP. The driver sets vm_ops (whose fault handler calls
+ * movable_pool_insert_pfn()) and vm_private_data itself.
+ *
+ * Context: the driver's mmap() (mmap_lock held for writing).
+ * Return: 0, or -EINVAL for a private mapping or a bad file or range.
+ */
+int movable_pool_mmap(struct movable_pool *pool, struct vm_area_struct *vma);
+
+/**
+ * movable_pool_insert_pfn() - map a pool page from a driver's fault handler
+ * @pool: the pool whose address_space backs the faulting VMA
+ * @vmf: the fault, on a VMA set up with movable_pool_mmap()
+ * @page: the page the driver looked up for @vmf->pgoff, with a reference
+ *	the caller holds and drops after this returns
+ *
+ * Call it without the lock your migrate routine takes. If @page was
+ * migrated or freed after the driver looked it up, nothing is mapped and
+ * the access faults again, so the driver looks up the new page. If the
+ * page is locked (it is being moved) and the fault may be retried, this
+ * drops the fault's mmap_lock, waits for the page and returns
+ * %VM_FAULT_RETRY, as filemap_fault() does: the caller must then return it
+ * at once, touching neither @vmf->vma nor anything the lock protected.
+ *
+ * Context: page fault handler; may sleep.
+ * Return: %VM_FAULT_NOPAGE or %VM_FAULT_RETRY; %VM_FAULT_SIGBUS, with a
+ * warning, for a private (copy-on-write) VMA, a VMA not set up by
+ * movable_pool_mmap() on @pool, or a page whose index is not @vmf->pgoff;
+ * %VM_FAULT_OOM and such when a page table cannot be had.
+ */
 vm_fault_t movable_pool_insert_pfn(struct movable_pool *pool,
 				   struct vm_fault *vmf, struct page *page);
 

@@ -40,7 +40,7 @@
 #include <linux/xarray.h>
 
 #include "gfxbuf_uapi.h"
-#include "../../lib/movable_pool_compat.h"
+#include "samples_compat.h"
 
 static bool movable = true;
 module_param(movable, bool, 0444);
@@ -197,6 +197,7 @@ static void gfxbuf_file_release(struct kref *ref)
 static int gfxbuf_open(struct inode *inode, struct file *file)
 {
 	struct gfxbuf_file *gf;
+	int ret;
 
 	gf = kzalloc(sizeof(*gf), GFP_KERNEL);
 	if (!gf)
@@ -211,16 +212,22 @@ static int gfxbuf_open(struct inode *inode, struct file *file)
 	if (movable) {
 		gf->pool = movable_pool_create("gfxbuf", &gfxbuf_pool_ops, gf);
 		if (IS_ERR(gf->pool)) {
-			int ret = PTR_ERR(gf->pool);
-
-			kfree(gf);
-			return ret;
+			ret = PTR_ERR(gf->pool);
+			goto err_free;
 		}
 		/* user mappings live in the pool's address_space */
-		file->f_mapping = movable_pool_mapping(gf->pool);
+		ret = movable_pool_open(gf->pool, file);
+		if (ret)
+			goto err_pool;
 	}
 	file->private_data = gf;
 	return 0;
+
+err_pool:
+	movable_pool_destroy(gf->pool);
+err_free:
+	kfree(gf);
+	return ret;
 }
 
 static int gfxbuf_release(struct inode *inode, struct file *file)
@@ -231,6 +238,8 @@ static int gfxbuf_release(struct inode *inode, struct file *file)
 
 	xa_for_each(&gf->bos, handle, bo)
 		gfxbuf_bo_put(bo);
+	if (gf->pool)
+		movable_pool_release(file);
 	kref_put(&gf->ref, gfxbuf_file_release);
 	return 0;
 }
@@ -711,6 +720,7 @@ static int gfxbuf_mmap(struct file *file, struct vm_area_struct *vma)
 	struct gfxbuf_file *gf = file->private_data;
 	pgoff_t first = vma->vm_pgoff & (gf->stride - 1);
 	struct gfxbuf_bo *bo;
+	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED) ||
 	    vma->vm_pgoff / gf->stride > gfxbuf_max_handle(gf))
@@ -722,10 +732,19 @@ static int gfxbuf_mmap(struct file *file, struct vm_area_struct *vma)
 		gfxbuf_bo_put(bo);
 		return -EINVAL;
 	}
+	/* by PFN: vm_insert_page() would keep a pool page from moving */
+	if (gf->pool) {
+		ret = movable_pool_mmap(gf->pool, vma);
+		if (ret) {
+			gfxbuf_bo_put(bo);
+			return ret;
+		}
+	} else {
+		gfxbuf_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND |
+				    VM_DONTDUMP);
+	}
 	vma->vm_private_data = bo;
 	vma->vm_ops = &gfxbuf_vm_ops;
-	/* pool pages are typed: map PFNs, never vm_insert_page() */
-	mp_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	return 0;
 }
 
@@ -773,3 +792,4 @@ module_exit(gfxbuf_exit);
 
 MODULE_DESCRIPTION("Sample graphics-buffer driver with movable pages");
 MODULE_LICENSE("GPL");
+MOVABLE_POOL_IMPORT_NS();

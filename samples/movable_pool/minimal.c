@@ -60,8 +60,8 @@ static int __init minimal_init(void)
 		return PTR_ERR(pool);
 	}
 	/* page i gets index i; pages[] is filled before any page can move */
-	ret = movable_pool_alloc_pages(pool, MOVABLE_POOL_GFP, NULL, 0,
-				       nr_pages, pages);
+	ret = movable_pool_alloc_pages(pool, MOVABLE_POOL_GFP, NULL, 0, pages,
+				       nr_pages);
 	if (ret) {
 		movable_pool_destroy(pool);
 		kvfree(pages);
@@ -87,3 +87,4 @@ module_exit(minimal_exit);
 
 MODULE_DESCRIPTION("Smallest movable_pool user");
 MODULE_LICENSE("GPL");
+MOVABLE_POOL_IMPORT_NS();

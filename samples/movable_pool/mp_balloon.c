@@ -36,7 +36,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "mp_balloon_compat.h"
+#include "samples_compat.h"
 
 /* pages per queue buffer: 1 MiB of balloon per round trip */
 #define MP_BALLOON_BATCH	256
@@ -136,8 +136,8 @@ static unsigned int mp_balloon_inflate(struct mp_balloon *b, unsigned int nr)
 
 	mutex_lock(&b->lock);
 	/* all at once, or as many as memory allows */
-	n = movable_pool_alloc_pages(b->pool, MP_BALLOON_GFP, b, 0, nr,
-				     b->batch) ? 0 : nr;
+	n = movable_pool_alloc_pages(b->pool, MP_BALLOON_GFP, b, 0, b->batch,
+				     nr) ? 0 : nr;
 	for (; n < nr; n++) {
 		page = movable_pool_alloc_page(b->pool, MP_BALLOON_GFP, b, 0);
 		if (IS_ERR(page))
@@ -161,7 +161,7 @@ static unsigned int mp_balloon_deflate(struct mp_balloon *b, unsigned int nr)
 
 	mutex_lock(&b->lock);
 	/* pages the VM holds stay: they come back, or move, in a moment */
-	n = movable_pool_take_pages(b->pool, nr, b->batch);
+	n = movable_pool_take_pages(b->pool, b->batch, nr);
 	if (n)
 		mp_balloon_tell(b, b->deflate_vq, b->batch, n);
 	b->nr_pages -= n;
@@ -349,3 +349,4 @@ module_exit(mp_balloon_exit);
 
 MODULE_DESCRIPTION("virtio balloon whose pages the VM may move (movable_pool sample)");
 MODULE_LICENSE("GPL");
+MOVABLE_POOL_IMPORT_NS();

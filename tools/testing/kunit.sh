@@ -8,7 +8,8 @@
 # Prints one RESULT line per test case, one for the kernel log check, and
 # the benchmark lines the suite reported; then, on the kernels make bench
 # reports (6.1, 6.12), runs the benchmark cases again in a build without
-# debug options (MP_NO_BENCH=1 skips that, MP_BENCH_ONLY=1 runs only that).
+# debug options (MP_NO_BENCH=1 skips that, MP_BENCH_ONLY=1 runs only that);
+# and on 6.12 (MP_LOCKDEP_KVERS) the lockdep suite in a build of its own.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -155,10 +156,37 @@ bench_one() {
 	mp_result pass "kunit-$kver/bench-nodebug"
 }
 
+# The lockdep suite provokes one report on purpose, a driver allocating
+# under its routine's lock; lockdep switches itself off after it, so the
+# suite runs in a build of its own, and the report must be in the log.
+lockdep_one() {
+	local kver=$1 tree build log
+	tree=$(kunit_tree "$kver") || return 1
+	build=$MP_CACHE/uml-$kver-lockdep
+	log=$build/test.log
+	mp_log "KUnit on UML $kver: lockdep must report the driver's bug"
+	kunit_run "$kver" "$tree" "$build" "$MP_REPO/kunit/lockdep.kunitconfig" \
+		'movable_pool_lockdep*'
+	if grep -Eq '^    ok [0-9]+ (- )?test_lockdep_sees_alloc_under_routine_lock' "$log" &&
+	   grep -q 'possible circular locking dependency detected' "$log" &&
+	   grep -q 'mpl_driver_lock' "$log" && grep -q 'fs_reclaim' "$log"; then
+		grep -m1 -A3 'possible circular locking dependency detected' "$log" |
+			sed "s/^/[$kver, expected] /" >&2
+		mp_result pass "kunit-$kver/lockdep-reports-alloc-under-routine-lock"
+	else
+		tail -40 "$build/kunit-run.txt" >&2
+		mp_result fail "kunit-$kver/lockdep-reports-alloc-under-routine-lock"
+		return 1
+	fi
+}
+
 mp_need_build_tools
 status=0
 for kver in ${1:-$MP_KVERS_ALL}; do
 	[ -n "${MP_BENCH_ONLY:-}" ] || run_one "$kver" || status=1
+	case " ${MP_LOCKDEP_KVERS:-6.12} " in
+	*" $kver "*) [ -n "${MP_BENCH_ONLY:-}" ] || lockdep_one "$kver" || status=1 ;;
+	esac
 	case " ${MP_BENCH_KVERS:-6.1 6.12} " in
 	*" $kver "*) [ -n "${MP_NO_BENCH:-}" ] || bench_one "$kver" || status=1 ;;
 	esac

@@ -158,12 +158,13 @@ mp_fetch_deb() {
 	dpkg-deb -x "$(ls "$dir/${pkg}_"*.deb | sort -V | tail -1)" "$dest"
 }
 
-# Print the build directory of the checked guest kernel for $1 (6.12):
-# Debian's linux-source with tools/testing/vm/checked.config (KASAN,
-# lockdep, DEBUG_VM, kmemleak, fault injection), built once and cached.
+# Print the build directory of a checked guest kernel for $1 (6.12):
+# Debian's linux-source with tools/testing/vm/$2.config, built once and
+# cached. $2 is checked (KASAN, lockdep, DEBUG_VM, kmemleak, fault
+# injection; the default) or kcsan (the data race detector).
 mp_checked_tree() {
-	local kver=$1 tree build=$MP_CACHE/checked-$1
-	local frag=$MP_REPO/tools/testing/vm/checked.config
+	local kver=$1 flavour=${2:-checked} tree build=$MP_CACHE/${2:-checked}-$1
+	local frag=$MP_REPO/tools/testing/vm/$flavour.config
 	tree=$(mp_kernel_tree "$kver") || return 1
 	# Module.symvers comes with the modules: M= builds need it
 	if [ -f "$build/.mp-built" ] && [ -f "$build/Module.symvers" ] &&
@@ -171,14 +172,14 @@ mp_checked_tree() {
 		echo "$build"
 		return
 	fi
-	mp_log "building the checked $kver guest kernel (about half an hour the first time)"
+	mp_log "building the $flavour $kver guest kernel (about half an hour the first time)"
 	mkdir -p "$build"
 	make -C "$tree" O="$build" defconfig >&2 &&
 		(cd "$build" && "$tree/scripts/kconfig/merge_config.sh" -m .config "$frag") >&2 &&
 		make -C "$tree" O="$build" olddefconfig >&2 &&
 		make -C "$tree" O="$build" -j"$(nproc)" bzImage modules \
 			> "$build/build.log" 2>&1 ||
-		{ tail -30 "$build/build.log" >&2; mp_die "checked $kver kernel build failed"; }
+		{ tail -30 "$build/build.log" >&2; mp_die "$flavour $kver kernel build failed"; }
 	cp "$frag" "$build/.mp-config"
 	touch "$build/.mp-built"
 	echo "$build"

@@ -32,15 +32,15 @@ check() {	# check NAME OUTPUT: pass when OUTPUT is empty
 # CAMELCASE: __SetPageMovable() and friends are the kernel's names; a
 # checkpatch run inside a tree knows them, --no-tree does not.
 # LINUX_VERSION_CODE: allowed in the compat headers (the library's and
-# the balloon sample's), nowhere else.
+# the samples'), nowhere else.
 # OPEN_ENDED_LINE, PARENTHESIS_ALIGNMENT: the TRACE_EVENT() layout every
 # header under include/trace/events/ uses (compaction.h has 56 of them).
 out=$(for f in "${srcs[@]}"; do
 	ignore=CAMELCASE
 	case $f in
 	# and the old kernels' kmap_atomic() fallback, there too
-	lib/movable_pool_compat.h) ignore=$ignore,LINUX_VERSION_CODE,DEPRECATED_API ;;
-	*/mp_balloon_compat.h) ignore=$ignore,LINUX_VERSION_CODE ;;
+	lib/movable_pool_compat.h | samples/movable_pool/samples_compat.h)
+		ignore=$ignore,LINUX_VERSION_CODE,DEPRECATED_API ;;
 	include/trace/events/*) ignore=$ignore,OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT ;;
 	esac
 	"$tree/scripts/checkpatch.pl" --strict --no-tree --quiet \

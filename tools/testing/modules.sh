@@ -13,8 +13,8 @@ set -u
 mp_build_modules() {
 	local kver=$1 hdrs abi dir
 	case $kver in
-	*-checked)	# our own checked build of Debian's source
-		hdrs=$(mp_checked_tree "${kver%-checked}") || return 1
+	*-checked|*-kcsan)	# our own builds of Debian's source
+		hdrs=$(mp_checked_tree "${kver%-*}" "${kver##*-}") || return 1
 		abi=$kver
 		;;
 	*)

@@ -32,7 +32,9 @@ TRACE_EVENT(movable_pool_isolate,
 	TP_printk("pool=%u pfn=0x%lx result=%d (%s)",
 		  __entry->pool, __entry->pfn, __entry->result,
 		  __entry->result == 0 ? "isolated" :
-		  __entry->result == -EBUSY ? "pinned" : "pool dying")
+		  __entry->result == -EBUSY ? "pinned" :
+		  __entry->result == -EPERM ? "mapped outside the pool" :
+		  "pool dying")
 );
 
 TRACE_EVENT(movable_pool_migrate,

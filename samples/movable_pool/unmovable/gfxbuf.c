@@ -35,7 +35,7 @@
 #include <linux/xarray.h>
 
 #include "gfxbuf_uapi.h"
-#include "../../lib/movable_pool_compat.h"
+#include "samples_compat.h"
 
 static unsigned int max_bo_pages = 16384;
 module_param(max_bo_pages, uint, 0444);
@@ -618,7 +618,7 @@ static int gfxbuf_mmap(struct file *file, struct vm_area_struct *vma)
 	vma->vm_private_data = bo;
 	vma->vm_ops = &gfxbuf_vm_ops;
 	/* the engine's pages, mapped by PFN */
-	mp_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	gfxbuf_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	return 0;
 }
 

@@ -29,7 +29,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "mp_balloon_compat.h"
+#include "samples_compat.h"
 
 /* pages per queue buffer: 1 MiB of balloon per round trip */
 #define MP_BALLOON_BATCH	256

@@ -266,8 +266,8 @@ static void micro_pool(struct page **batch)
 
 static void micro_bulk(struct page **batch)
 {
-	if (!movable_pool_alloc_pages(pool, MOVABLE_POOL_GFP, NULL, 0,
-				      MICRO_PAGES, batch))
+	if (!movable_pool_alloc_pages(pool, MOVABLE_POOL_GFP, NULL, 0, batch,
+				      MICRO_PAGES))
 		movable_pool_free_pages(pool, batch, MICRO_PAGES);
 }
 
@@ -403,3 +403,4 @@ module_exit(bench_exit);
 
 MODULE_DESCRIPTION("movable_pool benchmark yardstick: pool, hand-rolled and unmovable pages");
 MODULE_LICENSE("GPL");
+MOVABLE_POOL_IMPORT_NS();

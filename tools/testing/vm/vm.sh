@@ -11,8 +11,8 @@ mp_need_vm_tools() {
 mp_vmlinuz() {
 	local kver=$1 abi root
 	case $kver in
-	*-checked)
-		root=$(mp_checked_tree "${kver%-checked}") || return 1
+	*-checked|*-kcsan)	# our own builds of Debian's source
+		root=$(mp_checked_tree "${kver%-*}" "${kver##*-}") || return 1
 		echo "$root/arch/x86/boot/bzImage"
 		return
 		;;
@@ -34,7 +34,7 @@ mp_vmlinuz() {
 # load order, and the kernel's own balloon driver to compare with.
 mp_virtio_modules() {
 	local kver=$1 dir=$2 image m f n=0 out
-	case $kver in *-checked) return 0 ;; esac
+	case $kver in *-checked|*-kcsan) return 0 ;; esac
 	image=$(mp_vmlinuz "$kver") || return 1
 	image=${image%/boot/*}
 	mkdir -p "$dir"
@@ -115,7 +115,7 @@ mp_boot() {
 	local boot=0 bad
 	kernel=$(mp_vmlinuz "$kver") || return 1
 	initrd=${MP_INITRD:-$MP_CACHE/initramfs-$kver.cpio.gz}
-	case $kver in *-checked) extra="$extra no5lvl" ;; esac
+	case $kver in *-checked|*-kcsan) extra="$extra no5lvl" ;; esac
 	while :; do
 		boot=$((boot + 1))
 		timeout "${MP_VM_TIMEOUT:-600}" qemu-system-x86_64 \
