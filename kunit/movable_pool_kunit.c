@@ -1957,7 +1957,7 @@ static void test_mapcount_page_not_isolated(struct kunit *test)
 		kunit_info(test, "vm_insert_page() refused: %d\n",
 			   ctx->insert_page_ret);
 	} else {
-		KUNIT_EXPECT_TRUE(test, page_mapped(page));
+		KUNIT_EXPECT_TRUE(test, mp_page_user_mapped(page));
 		KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), -EBUSY);
 		KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1UL);
 		KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], page);
