@@ -19,7 +19,8 @@
 #                          everything at once on four vCPUs: BO churn, mmap,
 #                          fork, engine pins, compaction, offlining, rmmod
 #                          attempts, then the fuzzer (6.1, 6.12 and
-#                          6.12-checked with fault injection; ~45 min)
+#                          6.12-checked with fault injection; ~45 min;
+#                          KVER=6.12-kcsan: our KCSAN build, not in the default)
 #   make bench             side by side with hand-rolled, anon and unmovable
 #                          memory in guests, and mp_balloon against Debian's
 #                          virtio_balloon; writes bench/RESULTS.md (~30 min)

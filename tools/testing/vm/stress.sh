@@ -47,7 +47,7 @@ mp_kcsan_result() {
 	local counts
 	counts=$(awk '
 		/BUG: KCSAN:/ { if (inrep) done(); inrep = 1; ours = 0; title = $0; next }
-		inrep && /\[(movable_pool|gfxbuf|mp_balloon)\]|movable_pool|gfxbuf_/ { ours = 1 }
+		inrep && / \[(movable_pool|gfxbuf|mp_balloon)\]$/ { ours = 1 }
 		inrep && /^=+$/ { done() }
 		function done() { n++; if (ours) { m++; print title > "/dev/stderr" } inrep = 0 }
 		END { if (inrep) done(); printf "%d %d\n", n, m }' "$1")
