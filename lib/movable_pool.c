@@ -652,14 +652,15 @@ unsigned int movable_pool_take_pages(struct movable_pool *pool,
 	n = mp_take_locked(pool, pages, nr);
 	spin_unlock_irqrestore(&pool->lock, flags);
 
-	for (i = 0; i < n; i++) {
-		/* a racing fault waits for the page lock, then finds no page */
+	/* a racing fault waits for the page lock, then finds no page */
+	for (i = 0; i < n; i++)
 		mp_zap(pool, mp_page_index(pages[i]));
-		spin_lock_irqsave(&pool->lock, flags);
+	spin_lock_irqsave(&pool->lock, flags);
+	for (i = 0; i < n; i++)
 		mp_detach(pool, pages[i]);
-		spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	for (i = 0; i < n; i++)
 		unlock_page(pages[i]);
-	}
 	return n;
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_take_pages);
