@@ -172,6 +172,14 @@ static void mp_isolated_dec(struct movable_pool *pool)
 		wake_up(&pool->drained);
 }
 
+/* Count a page out of @pool: it is no longer one of its pages. */
+static void mp_count_gone(struct movable_pool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	pool->stats.pages--;
+	pool->stats.freed++;
+}
+
 /*
  * Take @page (locked) off @pool's books. Returns its pin count, which is a
  * driver bug when non-zero. A page the VM holds isolated stays attached,
@@ -187,8 +195,7 @@ static unsigned long mp_forget(struct movable_pool *pool, struct page *page)
 	lockdep_assert_held(&pool->lock);
 	if (pins)
 		pool->stats.pinned--;
-	pool->stats.pages--;
-	pool->stats.freed++;
+	mp_count_gone(pool);
 	if (*word & MP_ISOLATED) {
 		*word |= MP_FREED;	/* the VM owns ->lru */
 		pool->stats.freed_isolated++;
@@ -633,8 +640,7 @@ static unsigned int mp_take_locked(struct movable_pool *pool,
 		list_del(&page->lru);
 		/* not the pool's from now on: pins and faults find it gone */
 		*mp_page_word(page) |= MP_FREED;
-		pool->stats.pages--;
-		pool->stats.freed++;
+		mp_count_gone(pool);
 	}
 	list_splice_tail(&busy, &pool->pages);
 	return n;
@@ -1007,8 +1013,7 @@ static int mp_destroy_page(struct movable_pool *pool, struct page *page)
 		mp_forget(pool, page);
 	} else {
 		list_del(&page->lru);
-		pool->stats.pages--;
-		pool->stats.freed++;
+		mp_count_gone(pool);
 		/* not movable, so nothing for mp_vm_detach() to undo */
 		set_page_private(page, 0);
 		WRITE_ONCE(*mp_page_word(page), 0);

@@ -57,7 +57,10 @@ struct vm_fault;
  *   deadlock never happens: of order 0 too (a driver rarely knows what
  *   its callees allocate), but not %GFP_NOFS ones or those in a
  *   memalloc_nofs_save() scope, which lockdep cannot see. For the same
- *   reason the routine itself must not allocate with direct reclaim.
+ *   reason the routine itself must not allocate with direct reclaim. A
+ *   routine that only ever trylocks its lock, returning -EAGAIN when it is
+ *   busy, cannot wait for it: its driver may allocate under that lock
+ *   (the balloon sample does).
  * - A driver that pins from hard interrupt context must read the page
  *   under a lock that is irq-safe there, and its routine takes that lock
  *   (with interrupts disabled) too.
@@ -102,6 +105,9 @@ struct vm_fault;
  *
  * Raised whenever a call is added or changes; the NEWS file says which.
  * Test it with ``#if MOVABLE_POOL_VERSION >= ...`` for a call you need.
+ * It is the one version number of the library: the module's
+ * MODULE_VERSION, the DKMS package version and the version of the Debian
+ * package movable-pool-dkms are this level.
  */
 #define MOVABLE_POOL_VERSION	2
 

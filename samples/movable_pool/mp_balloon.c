@@ -94,8 +94,12 @@ static void mp_balloon_tell(struct mp_balloon *b, struct virtqueue *vq,
 		}
 	}
 	sg_init_one(&sg, b->frames, n * sizeof(b->frames[0]));
-	/* one buffer in flight at a time: only a broken device refuses it */
-	if (WARN_ON_ONCE(virtqueue_add_outbuf(vq, &sg, 1, b, GFP_KERNEL)))
+	/*
+	 * One buffer in flight at a time: only a broken device refuses it.
+	 * One entry needs no indirect table, so nothing is allocated; the
+	 * routine may not reclaim, hence GFP_NOWAIT all the same.
+	 */
+	if (WARN_ON_ONCE(virtqueue_add_outbuf(vq, &sg, 1, b, GFP_NOWAIT)))
 		return;
 	virtqueue_kick(vq);
 	wait_event(b->acked, virtqueue_get_buf(vq, &len));
