@@ -4,10 +4,10 @@
  *
  * It behaves like a small GPU driver: userspace creates buffer objects
  * (BOs), maps them, and submits jobs to a simulated engine that reaches
- * the BO pages through a GART-like table of page frame numbers. With
- * movable=1 (the default) the pages come from a movable_pool and the VM
- * may migrate them; with movable=0 they are plain unmovable pages, the
- * baseline every benchmark compares against.
+ * the BO pages through a GART-like table of page frame numbers. The
+ * pages come from a movable_pool, so the VM may migrate them;
+ * unmovable/gfxbuf.c is the same driver with plain pages, the baseline
+ * the demo and the tests compare against.
  *
  * Locking:
  *	gfxbuf_file.lock	handles, job table, fence numbers
@@ -42,10 +42,6 @@
 #include "gfxbuf_uapi.h"
 #include "samples_compat.h"
 
-static bool movable = true;
-module_param(movable, bool, 0444);
-MODULE_PARM_DESC(movable, "allocate BO pages from a movable_pool (default 1)");
-
 static unsigned int max_bo_pages = 16384;
 module_param(max_bo_pages, uint, 0444);
 MODULE_PARM_DESC(max_bo_pages, "largest BO in pages (default 16384)");
@@ -62,7 +58,7 @@ static struct workqueue_struct *gfxbuf_engine;
 
 struct gfxbuf_file {
 	struct kref ref;
-	struct movable_pool *pool;	/* NULL when !movable */
+	struct movable_pool *pool;
 	pgoff_t stride;			/* pages of mmap space per handle */
 	struct mutex lock;		/* guards bos, jobs, njobs, next_fence */
 	struct xarray bos;		/* handle -> struct gfxbuf_bo */
@@ -71,8 +67,6 @@ struct gfxbuf_file {
 	u64 next_fence;
 	atomic64_t done_fence;		/* the engine runs jobs in order */
 	wait_queue_head_t wq;
-	atomic_long_t plain_allocated;	/* page counts when !movable */
-	atomic_long_t plain_freed;
 };
 
 struct gfxbuf_bo {
@@ -96,28 +90,14 @@ struct gfxbuf_job {
 
 static struct page *gfxbuf_alloc_page(struct gfxbuf_bo *bo, u32 i)
 {
-	struct gfxbuf_file *gf = bo->gf;
-	struct page *page;
-
-	if (gf->pool)
-		return movable_pool_alloc_page(gf->pool,
-					       MOVABLE_POOL_GFP | __GFP_ZERO,
-					       bo, bo->pgoff + i);
-	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!page)
-		return ERR_PTR(-ENOMEM);
-	atomic_long_inc(&gf->plain_allocated);
-	return page;
+	return movable_pool_alloc_page(bo->gf->pool,
+				       MOVABLE_POOL_GFP | __GFP_ZERO, bo,
+				       bo->pgoff + i);
 }
 
 static void gfxbuf_free_page(struct gfxbuf_file *gf, struct page *page)
 {
-	if (gf->pool) {
-		movable_pool_free_page(gf->pool, page);
-	} else {
-		__free_page(page);
-		atomic_long_inc(&gf->plain_freed);
-	}
+	movable_pool_free_page(gf->pool, page);
 }
 
 static void gfxbuf_bo_release(struct kref *ref)
@@ -209,17 +189,15 @@ static int gfxbuf_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&gf->wq);
 	gf->stride = roundup_pow_of_two(clamp_t(unsigned long, max_bo_pages, 1,
 						GFXBUF_MAX_STRIDE));
-	if (movable) {
-		gf->pool = movable_pool_create("gfxbuf", &gfxbuf_pool_ops, gf);
-		if (IS_ERR(gf->pool)) {
-			ret = PTR_ERR(gf->pool);
-			goto err_free;
-		}
-		/* user mappings live in the pool's address_space */
-		ret = movable_pool_open(gf->pool, file);
-		if (ret)
-			goto err_pool;
+	gf->pool = movable_pool_create("gfxbuf", &gfxbuf_pool_ops, gf);
+	if (IS_ERR(gf->pool)) {
+		ret = PTR_ERR(gf->pool);
+		goto err_free;
 	}
+	/* user mappings live in the pool's address_space */
+	ret = movable_pool_open(gf->pool, file);
+	if (ret)
+		goto err_pool;
 	file->private_data = gf;
 	return 0;
 
@@ -238,8 +216,7 @@ static int gfxbuf_release(struct inode *inode, struct file *file)
 
 	xa_for_each(&gf->bos, handle, bo)
 		gfxbuf_bo_put(bo);
-	if (gf->pool)
-		movable_pool_release(file);
+	movable_pool_release(file);
 	kref_put(&gf->ref, gfxbuf_file_release);
 	return 0;
 }
@@ -366,17 +343,19 @@ static struct page *gfxbuf_pin(struct gfxbuf_bo *bo, u32 i)
 	for (;;) {
 		mutex_lock(&bo->lock);
 		page = pfn_to_page(bo->gart[i]);
-		ret = bo->gf->pool ? movable_pool_pin(page) : 0;
+		ret = movable_pool_pin(page);
 		mutex_unlock(&bo->lock);
-		if (!ret)
-			return page;
+		if (ret != -EAGAIN)
+			break;
 		usleep_range(20, 100);
 	}
+	/* the job holds @bo: any other error is a bug the library warned of */
+	return ret ? NULL : page;
 }
 
-static void gfxbuf_unpin(struct gfxbuf_bo *bo, struct page *page)
+static void gfxbuf_unpin(struct page *page)
 {
-	if (bo->gf->pool)
+	if (page)
 		movable_pool_unpin(page);
 }
 
@@ -417,6 +396,10 @@ static void gfxbuf_job_run(struct work_struct *work)
 			job->dst_pages[i] = gfxbuf_pin(job->dst, a->dst_page + i);
 	}
 	for (i = 0; i < a->pages; i++) {
+		/* a page that could not be pinned is one the engine skips */
+		if ((job->src && !job->src_pages[i]) ||
+		    (job->dst && !job->dst_pages[i]))
+			continue;
 		switch (a->op) {
 		case GFXBUF_OP_FILL:
 			gfxbuf_fill(job->dst_pages[i], a->seed, i);
@@ -432,9 +415,9 @@ static void gfxbuf_job_run(struct work_struct *work)
 	}
 	for (i = 0; i < a->pages; i++) {
 		if (job->src)
-			gfxbuf_unpin(job->src, job->src_pages[i]);
+			gfxbuf_unpin(job->src_pages[i]);
 		if (job->dst)
-			gfxbuf_unpin(job->dst, job->dst_pages[i]);
+			gfxbuf_unpin(job->dst_pages[i]);
 	}
 	job->result = h;
 	kvfree(job->src_pages);
@@ -592,14 +575,8 @@ static void gfxbuf_stats(struct gfxbuf_file *gf, struct gfxbuf_stats *out)
 	struct movable_pool_stats s = {};
 
 	memset(out, 0, sizeof(*out));
-	if (gf->pool) {
-		movable_pool_get_stats(gf->pool, &s);
-	} else {
-		s.allocated = atomic_long_read(&gf->plain_allocated);
-		s.freed = atomic_long_read(&gf->plain_freed);
-		s.pages = s.allocated - s.freed;
-	}
-	out->movable = !!gf->pool;
+	movable_pool_get_stats(gf->pool, &s);
+	out->movable = 1;
 	out->pages = s.pages;
 	out->pinned = s.pinned;
 	out->isolated = s.isolated;
@@ -701,10 +678,7 @@ static vm_fault_t gfxbuf_vm_fault(struct vm_fault *vmf)
 	mutex_unlock(&bo->lock);
 	if (!page)
 		return VM_FAULT_SIGBUS;
-	if (bo->gf->pool)
-		ret = movable_pool_insert_pfn(bo->gf->pool, vmf, page);
-	else
-		ret = vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(page));
+	ret = movable_pool_insert_pfn(bo->gf->pool, vmf, page);
 	put_page(page);
 	return ret;
 }
@@ -733,15 +707,10 @@ static int gfxbuf_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	}
 	/* by PFN: vm_insert_page() would keep a pool page from moving */
-	if (gf->pool) {
-		ret = movable_pool_mmap(gf->pool, vma);
-		if (ret) {
-			gfxbuf_bo_put(bo);
-			return ret;
-		}
-	} else {
-		gfxbuf_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND |
-				    VM_DONTDUMP);
+	ret = movable_pool_mmap(gf->pool, vma);
+	if (ret) {
+		gfxbuf_bo_put(bo);
+		return ret;
 	}
 	vma->vm_private_data = bo;
 	vma->vm_ops = &gfxbuf_vm_ops;
@@ -776,7 +745,7 @@ static int __init gfxbuf_init(void)
 		destroy_workqueue(gfxbuf_engine);
 		return ret;
 	}
-	pr_info("ready, movable=%d\n", movable);
+	pr_info("ready\n");
 	return 0;
 }
 

@@ -90,7 +90,7 @@ struct gfxbuf_bo_info {
 
 /**
  * struct gfxbuf_stats - GFXBUF_IOC_STATS: this file's pool counters
- * @movable: 1 if the driver was loaded with movable=1
+ * @movable: 1 from gfxbuf, 0 from unmovable_gfxbuf (unmovable/gfxbuf.c)
  * @pages: pages held by this file's BOs
  * @pinned: pages pinned by the engine
  * @isolated: pages isolated by the VM for migration
@@ -106,8 +106,8 @@ struct gfxbuf_bo_info {
  * @routine_failed: migrate routine calls that returned -ENOENT
  * @freed_isolated: pages freed while isolated for migration
  *
- * As in struct movable_pool_stats; with movable=0 only @pages, @allocated
- * and @freed count.
+ * As in struct movable_pool_stats; unmovable_gfxbuf counts only @pages,
+ * @allocated and @freed.
  */
 struct gfxbuf_stats {
 	__u64 movable;

@@ -56,19 +56,22 @@ static int __init minimal_init(void)
 		return -ENOMEM;
 	pool = movable_pool_create("minimal", &minimal_ops, NULL);
 	if (IS_ERR(pool)) {
-		kvfree(pages);
-		return PTR_ERR(pool);
+		ret = PTR_ERR(pool);
+		goto err_pages;
 	}
 	/* page i gets index i; pages[] is filled before any page can move */
 	ret = movable_pool_alloc_pages(pool, MOVABLE_POOL_GFP, NULL, 0, pages,
 				       nr_pages);
-	if (ret) {
-		movable_pool_destroy(pool);
-		kvfree(pages);
-		return ret;
-	}
+	if (ret)
+		goto err_pool;
 	pr_info("keeping %u movable pages\n", nr_pages);
 	return 0;
+
+err_pool:
+	movable_pool_destroy(pool);
+err_pages:
+	kvfree(pages);
+	return ret;
 }
 
 static void __exit minimal_exit(void)

@@ -6,7 +6,7 @@
 # refuse, see Kbuild). Extra make arguments (W=1, C=1) come from
 # $MP_MAKE_ARGS. Objects go to
 # $MP_CACHE/modules-<abi>/, never into the repository.
-set -u
+set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Print the directory holding the freshly built modules for $1.
@@ -33,6 +33,11 @@ mp_build_modules() {
 	make -C "$hdrs" M="$dir" "${extra[@]}" ${MP_MAKE_ARGS:-} \
 		CONFIG_MOVABLE_POOL=m CONFIG_MOVABLE_POOL_SAMPLES=m \
 		-j"$(nproc)" modules >&2 || return 1
+	# the samples without movable_pool: the guests' unmovable baseline
+	# shellcheck disable=SC2086
+	make -C "$hdrs" M="$dir/samples/movable_pool/unmovable" \
+		"${extra[@]}" ${MP_MAKE_ARGS:-} -j"$(nproc)" modules >&2 ||
+		return 1
 	echo "$dir"
 }
 

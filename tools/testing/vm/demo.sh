@@ -6,7 +6,7 @@
 # random half of them, then compacts and asks for as many huge pages as free
 # memory could hold, while mmap and engine traffic goes on. Every byte is
 # checked afterwards.
-set -u
+set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 . "$here/../modules.sh"
@@ -22,8 +22,8 @@ say() { printf '==> %s\n' "$*"; }
 label() {
 	case $1 in
 	none) echo "no driver" ;;
-	movable) echo "gfxbuf movable=1" ;;
-	unmovable) echo "gfxbuf movable=0" ;;
+	movable) echo "gfxbuf" ;;
+	unmovable) echo "unmovable_gfxbuf" ;;
 	esac
 }
 t0=$(date +%s)
@@ -32,7 +32,7 @@ say "preparing Debian $KVER kernel, modules and initramfs (cached after the firs
 mp_vmlinuz "$KVER" >/dev/null || exit 1
 mp_initramfs "$KVER" >/dev/null || exit 1
 
-declare -A huge moved migrated verified status
+declare -A huge migrated verified status
 fail=0
 for scenario in none movable unmovable; do
 	what=$(label "$scenario")
@@ -45,7 +45,6 @@ for scenario in none movable unmovable; do
 		fail=1
 	fi
 	huge[$scenario]=$(mp_field huge_pages "$log")
-	moved[$scenario]=$(mp_field pages_moved "$log")
 	migrated[$scenario]=$(mp_field migrated "$log")
 	if [ "$scenario" = none ]; then
 		verified[$scenario]="-"
@@ -80,7 +79,7 @@ if [ -n "${huge[movable]:-}" ] && [ -n "${huge[unmovable]:-}" ] &&
    [ "${huge[unmovable]}" -gt 0 ]; then
 	ratio=$(awk -v a="${huge[movable]}" -v b="${huge[unmovable]}" 'BEGIN { printf "%.1f", a / b }')
 	limit=$(awk -v a="${huge[movable]}" -v b="${huge[none]:-0}" 'BEGIN { if (b) printf "%d%%", 100 * a / b; else print "?" }')
-	echo "movable=1 recovers ${ratio}x the huge pages of movable=0 ($limit of the no-driver figure)."
+	echo "gfxbuf recovers ${ratio}x the huge pages of unmovable_gfxbuf ($limit of the no-driver figure)."
 fi
 echo "Guest logs: $MP_CACHE/demo-$KVER-*.log   ($(($(date +%s) - t0)) s)"
 exit $fail

@@ -11,6 +11,9 @@
  *     (bounded by free memory), best of --tries;
  *  4. check every byte and every checksum, count pages whose PFN changed.
  *
+ * Each step is a named case (main() lists them), reported as TAP the way
+ * kselftest reports its tests; --uapi runs its own cases.
+ *
  * --offline replaces step 3's huge page requests with offlining every
  * memory block in ZONE_MOVABLE (boot with movablecore=). --no-driver only
  * measures huge pages; --uapi checks the errno of every bad input (with
@@ -293,17 +296,12 @@ static int bad_create(uint32_t pages, uint32_t flags)
 	return ioctl(fd, GFXBUF_IOC_CREATE, &c);
 }
 
-static int uapi_test(void)
+/* The two BOs the uapi cases share, created by uapi_submit_errors */
+static struct gfxbuf_create uapi_bo[2] = { { .pages = 4 }, { .pages = 4 } };
+
+static void uapi_create_errors(void)
 {
-	struct gfxbuf_create c = { .pages = 4 }, c2 = { .pages = 4 };
-	struct gfxbuf_submit sub;
-	struct gfxbuf_wait w = { .timeout_ms = 10000 };
-	struct gfxbuf_bo_info info = { .pages = 4 };
-	struct gfxbuf_stats st;
-	uint32_t handles[64], bad = 12345;
-	unsigned int n = 0, i;
-	void *map;
-	int fd2;
+	uint32_t bad = 12345;
 
 	expect_errno("create 0 pages", bad_create(0, 0), EINVAL);
 	expect_errno("create with flags", bad_create(1, 1), EINVAL);
@@ -313,43 +311,74 @@ static int uapi_test(void)
 	expect_errno("unknown ioctl", ioctl(fd, _IO('G', 0x7f)), ENOTTY);
 	expect_errno("destroy unknown", ioctl(fd, GFXBUF_IOC_DESTROY, &bad),
 		     ENOENT);
-	expect_errno("create", ioctl(fd, GFXBUF_IOC_CREATE, &c), 0);
-	expect_errno("create 2", ioctl(fd, GFXBUF_IOC_CREATE, &c2), 0);
+}
 
-	sub = (struct gfxbuf_submit){ .op = 99, .dst = c.handle, .pages = 1 };
+static void uapi_submit_errors(void)
+{
+	uint32_t h, bad = 12345;
+	struct gfxbuf_submit sub;
+
+	expect_errno("create", ioctl(fd, GFXBUF_IOC_CREATE, &uapi_bo[0]), 0);
+	expect_errno("create 2", ioctl(fd, GFXBUF_IOC_CREATE, &uapi_bo[1]), 0);
+	h = uapi_bo[0].handle;
+	sub = (struct gfxbuf_submit){ .op = 99, .dst = h, .pages = 1 };
 	expect_errno("submit bad op", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), EINVAL);
 	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_FILL, .dst = bad, .pages = 1 };
 	expect_errno("submit bad handle", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), ENOENT);
-	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_FILL, .dst = c.handle,
+	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_FILL, .dst = h,
 				      .dst_page = 3, .pages = 2 };
 	expect_errno("submit past the end", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), EINVAL);
-	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_COPY, .src = c.handle,
-				      .dst = c.handle, .dst_page = 1, .pages = 2 };
+	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_COPY, .src = h,
+				      .dst = h, .dst_page = 1, .pages = 2 };
 	expect_errno("submit overlapping copy", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), EINVAL);
-	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_FILL, .dst = c.handle,
+	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_FILL, .dst = h,
 				      .pages = 1, .pad = 1 };
 	expect_errno("submit pad", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), EINVAL);
-	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_COPY, .src = c.handle,
-				      .dst = c2.handle, .pages = 4 };
+}
+
+static void uapi_wait(void)
+{
+	struct gfxbuf_submit sub = { .op = GFXBUF_OP_COPY,
+				     .src = uapi_bo[0].handle,
+				     .dst = uapi_bo[1].handle, .pages = 4 };
+	struct gfxbuf_wait w = { .timeout_ms = 10000 };
+
 	expect_errno("submit copy", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), 0);
 	w.fence = sub.fence;
 	expect_errno("wait", ioctl(fd, GFXBUF_IOC_WAIT, &w), 0);
 	expect_errno("wait twice", ioctl(fd, GFXBUF_IOC_WAIT, &w), ENOENT);
 	w.fence = 1000000;
 	expect_errno("wait unknown", ioctl(fd, GFXBUF_IOC_WAIT, &w), ENOENT);
+}
 
-	info.handle = c.handle;
-	info.pfns = 16;		/* not a user address */
+static void uapi_info_errors(void)
+{
+	struct gfxbuf_bo_info info = { .handle = uapi_bo[0].handle, .pages = 4,
+				       .pfns = 16 };	/* not a user address */
+
 	expect_errno("info bad pointer", ioctl(fd, GFXBUF_IOC_BO_INFO, &info), EFAULT);
+}
 
-	map = mmap(NULL, PAGE_SZ, PROT_READ, MAP_PRIVATE, fd, c.mmap_offset);
+static void uapi_mmap_errors(void)
+{
+	uint64_t off = uapi_bo[0].mmap_offset;
+	void *map;
+
+	map = mmap(NULL, PAGE_SZ, PROT_READ, MAP_PRIVATE, fd, off);
 	expect_errno("mmap private", map == MAP_FAILED ? -1 : 0, EINVAL);
-	map = mmap(NULL, 8 * PAGE_SZ, PROT_READ, MAP_SHARED, fd, c.mmap_offset);
+	map = mmap(NULL, 8 * PAGE_SZ, PROT_READ, MAP_SHARED, fd, off);
 	expect_errno("mmap past the end", map == MAP_FAILED ? -1 : 0, EINVAL);
 	map = mmap(NULL, PAGE_SZ, PROT_READ, MAP_SHARED, fd, 0);
 	expect_errno("mmap no BO", map == MAP_FAILED ? -1 : 0, ENOENT);
+}
 
-	/* the limit: the guest loads gfxbuf with max_total_pages=1024 */
+/* the guest loads the driver with max_total_pages=1024 for these */
+static void uapi_page_limit(void)
+{
+	uint32_t handles[64];
+	struct gfxbuf_stats st;
+	unsigned int n, i;
+
 	for (n = 0; n < 64; n++) {
 		struct gfxbuf_create big = { .pages = 256 };
 
@@ -361,9 +390,10 @@ static int uapi_test(void)
 	say("uapi: %u BOs of 256 pages fit under the limit", n);
 	for (i = 0; i < n; i++)
 		expect_errno("destroy", ioctl(fd, GFXBUF_IOC_DESTROY, &handles[i]), 0);
-	expect_errno("destroy", ioctl(fd, GFXBUF_IOC_DESTROY, &c.handle), 0);
-	expect_errno("destroy twice", ioctl(fd, GFXBUF_IOC_DESTROY, &c.handle), ENOENT);
-	expect_errno("destroy 2", ioctl(fd, GFXBUF_IOC_DESTROY, &c2.handle), 0);
+	expect_errno("destroy", ioctl(fd, GFXBUF_IOC_DESTROY, &uapi_bo[0].handle), 0);
+	expect_errno("destroy twice", ioctl(fd, GFXBUF_IOC_DESTROY,
+					    &uapi_bo[0].handle), ENOENT);
+	expect_errno("destroy 2", ioctl(fd, GFXBUF_IOC_DESTROY, &uapi_bo[1].handle), 0);
 	get_stats(&st);
 	if (st.pages || st.allocated != st.freed || st.pinned || st.isolated) {
 		uapi_failures++;
@@ -371,12 +401,19 @@ static int uapi_test(void)
 		    (unsigned long long)st.pages, (unsigned long long)st.allocated,
 		    (unsigned long long)st.freed);
 	}
+}
 
-	/* close with jobs queued, and with a BO destroyed under a job */
+/* close with jobs queued, and with a BO destroyed under a job */
+static void uapi_close_with_jobs(void)
+{
+	struct gfxbuf_create c = { .pages = 256 };
+	struct gfxbuf_submit sub;
+	unsigned int i;
+	int fd2;
+
 	fd2 = open("/dev/gfxbuf", O_RDWR);
 	if (fd2 < 0)
 		die("open /dev/gfxbuf");
-	c = (struct gfxbuf_create){ .pages = 256 };
 	expect_errno("create", ioctl(fd2, GFXBUF_IOC_CREATE, &c), 0);
 	for (i = 0; i < 32; i++) {
 		sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_CHECKSUM,
@@ -385,7 +422,51 @@ static int uapi_test(void)
 	}
 	expect_errno("destroy busy BO", ioctl(fd2, GFXBUF_IOC_DESTROY, &c.handle), 0);
 	close(fd2);
+}
 
+/*
+ * Named cases, run in order and reported as TAP ("ok 3 - uapi_wait"), as
+ * kselftest does; later cases may use what earlier ones set up. A case
+ * fails by counting in *fails.
+ */
+struct test_case {
+	const char *name;
+	void (*run)(void);
+	int *fails;
+};
+
+#define CASE(fn, counter)	{ #fn, fn, &(counter) }
+
+static int run_cases(const struct test_case *cases, unsigned int n)
+{
+	unsigned int i, failed = 0;
+	int before;
+
+	printf("TAP version 13\n1..%u\n", n);
+	for (i = 0; i < n; i++) {
+		before = *cases[i].fails;
+		cases[i].run();
+		failed += *cases[i].fails != before;
+		printf("%sok %u - %s\n", *cases[i].fails != before ? "not " : "",
+		       i + 1, cases[i].name);
+		fflush(stdout);
+	}
+	return failed;
+}
+
+static int uapi_test(void)
+{
+	static const struct test_case cases[] = {
+		CASE(uapi_create_errors, uapi_failures),
+		CASE(uapi_submit_errors, uapi_failures),
+		CASE(uapi_wait, uapi_failures),
+		CASE(uapi_info_errors, uapi_failures),
+		CASE(uapi_mmap_errors, uapi_failures),
+		CASE(uapi_page_limit, uapi_failures),
+		CASE(uapi_close_with_jobs, uapi_failures),
+	};
+
+	run_cases(cases, ARRAY_SIZE(cases));
 	printf("GFXBUF_RESULT status=%s mode=uapi failures=%d\n",
 	       uapi_failures ? "fail" : "ok", uapi_failures);
 	return !!uapi_failures;
@@ -450,34 +531,17 @@ static void parse(int argc, char **argv)
 		print_usage();
 }
 
-int main(int argc, char **argv)
+/* The main test's state, passed from case to case */
+static uint64_t *fences;
+static struct gfxbuf_stats st;
+static unsigned long verify_errors, csum_errors, moved, stats_errors;
+static int offlined, offline_tried, main_failures;
+static long huge;
+
+static void create_scattered_bos(void)
 {
-	unsigned long verify_errors = 0, csum_errors = 0, moved = 0;
-	unsigned long stats_errors = 0;
-	int offlined = 0, offline_tried = 0;
-	int failed;
-	struct gfxbuf_stats st;
-	pthread_t ut, et;
-	uint32_t expect[WORDS];
-	unsigned int i, p;
-	uint64_t *fences;
-	double t0 = now();
-	long huge = 0;
+	unsigned int i;
 
-	parse(argc, argv);
-	rng_state ^= opt.seed * 0x2545f4914f6cdd1dull;
-	if (opt.no_driver) {
-		huge = hugepages_best(opt.tries);
-		printf("GFXBUF_RESULT status=ok mode=none huge_pages=%ld held_mib=0 seconds=%.1f\n",
-		       huge, now() - t0);
-		return 0;
-	}
-
-	fd = open("/dev/gfxbuf", O_RDWR);
-	if (fd < 0)
-		die("open /dev/gfxbuf");
-	if (opt.uapi)
-		return uapi_test();
 	nbos = (unsigned long)opt.alloc_mib * 256 / opt.bo_pages;
 	bos = calloc(nbos, sizeof(*bos));
 	kept = calloc(nbos, sizeof(*kept));
@@ -509,8 +573,15 @@ int main(int argc, char **argv)
 		die("no BO kept");
 	say("kept %u BOs (%lu MiB), MemFree %ld MiB", nkept,
 	    (unsigned long)nkept * opt.bo_pages / 256, read_meminfo("MemFree") / 1024);
+}
 
-	/* fill: even BOs by the CPU through mmap, odd ones by the engine */
+/* even BOs by the CPU through mmap, odd ones by the engine */
+static void fill_bos(void)
+{
+	uint32_t expect[WORDS];
+	unsigned int i, p;
+	double t0 = now();
+
 	for (i = 0; i < nkept; i++) {
 		struct bo *b = &bos[kept[i]];
 
@@ -542,6 +613,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < nkept; i++)
 		read_pfns(&bos[kept[i]], bos[kept[i]].pfns);
 	say("filled in %.1f s", now() - t0);
+}
+
+/* huge pages (or offlining) while the CPU and the engine use every BO */
+static void compact_under_traffic(void)
+{
+	pthread_t ut, et;
 
 	pthread_create(&ut, NULL, user_thread, NULL);
 	pthread_create(&et, NULL, engine_thread, NULL);
@@ -554,8 +631,16 @@ int main(int argc, char **argv)
 	pthread_join(et, NULL);
 	say("user thread: %lu pages, engine thread: %lu jobs", user_rounds,
 	    engine_rounds);
+	if (user_errors || engine_errors || (opt.offline && !offlined))
+		main_failures++;
+}
 
-	/* every byte through mmap, every BO through the engine */
+/* every byte through mmap; and which pages moved */
+static void verify_bytes(void)
+{
+	uint32_t expect[WORDS];
+	unsigned int i, p;
+
 	for (i = 0; i < nkept; i++) {
 		struct bo *b = &bos[kept[i]];
 		uint64_t now_pfns[opt.bo_pages];
@@ -568,26 +653,78 @@ int main(int argc, char **argv)
 		read_pfns(b, now_pfns);
 		for (p = 0; p < opt.bo_pages; p++)
 			moved += now_pfns[p] != b->pfns[p];
-		fences[i] = submit(GFXBUF_OP_CHECKSUM, b, NULL, 0);
+	}
+	if (verify_errors)
+		main_failures++;
+}
+
+/* every BO through the engine, at most 1024 jobs queued */
+static void verify_checksums(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nkept; i++) {
+		fences[i] = submit(GFXBUF_OP_CHECKSUM, &bos[kept[i]], NULL, 0);
 		if (i >= 1024)
 			csum_errors += wait_fence(fences[i - 1024]) !=
 				bo_expect_csum(&bos[kept[i - 1024]]);
 	}
 	for (i = nkept >= 1024 ? nkept - 1024 : 0; i < nkept; i++)
 		csum_errors += wait_fence(fences[i]) != bo_expect_csum(&bos[kept[i]]);
+	if (csum_errors)
+		main_failures++;
+}
+
+/* nothing is in flight now: the counters must be at rest, and agree */
+static void verify_counters(void)
+{
 	get_stats(&st);
-	/* nothing is in flight now: the counters must be at rest */
 	if (st.pages != st.allocated - st.freed || st.pinned || st.isolated ||
 	    st.migrating)
 		stats_errors++;
 	if (st.movable && debugfs_mismatches(&st))
 		stats_errors++;
+	if (stats_errors)
+		main_failures++;
+}
 
-	failed = verify_errors || csum_errors || user_errors || engine_errors ||
-		 stats_errors || (opt.expect_moved && (!moved || !st.migrated)) ||
-		 (opt.offline && !offlined);
+static void pages_moved(void)
+{
+	if (opt.expect_moved && (!moved || !st.migrated))
+		main_failures++;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct test_case cases[] = {
+		CASE(create_scattered_bos, main_failures),
+		CASE(fill_bos, main_failures),
+		CASE(compact_under_traffic, main_failures),
+		CASE(verify_bytes, main_failures),
+		CASE(verify_checksums, main_failures),
+		CASE(verify_counters, main_failures),
+		CASE(pages_moved, main_failures),
+	};
+	double t0 = now();
+
+	parse(argc, argv);
+	rng_state ^= opt.seed * 0x2545f4914f6cdd1dull;
+	if (opt.no_driver) {
+		huge = hugepages_best(opt.tries);
+		printf("GFXBUF_RESULT status=ok mode=none huge_pages=%ld held_mib=0 seconds=%.1f\n",
+		       huge, now() - t0);
+		return 0;
+	}
+
+	fd = open("/dev/gfxbuf", O_RDWR);
+	if (fd < 0)
+		die("open /dev/gfxbuf");
+	if (opt.uapi)
+		return uapi_test();
+	run_cases(cases, ARRAY_SIZE(cases));
+
 	printf("GFXBUF_RESULT status=%s mode=%s huge_pages=%ld held_mib=%lu",
-	       failed ? "fail" : "ok", st.movable ? "movable" : "unmovable",
+	       main_failures ? "fail" : "ok", st.movable ? "movable" : "unmovable",
 	       huge, (unsigned long)nkept * opt.bo_pages / 256);
 	printf(" bos=%u pages_moved=%lu migrated=%llu migrate_failed=%llu",
 	       nkept, moved, (unsigned long long)st.migrated,
@@ -601,5 +738,5 @@ int main(int argc, char **argv)
 	       read_vmstat("pgmigrate_success"), now() - t0);
 	fflush(stdout);
 	close(fd);	/* BOs still mapped: freed when the mappings go */
-	return failed;
+	return !!main_failures;
 }

@@ -1,5 +1,8 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
+# $args and $mods are lists, split on purpose; "a && b || rc=1" marks a
+# failure of either.
+# shellcheck shell=sh disable=SC2086,SC2015
 # /init of the test guest. The kernel command line picks the scenario:
 #   mptest=boot|none|movable|unmovable|offline|stress|dkms|balloon|bench
 #   mpargs=--opt=val,--opt=val
@@ -23,23 +26,25 @@ fuzz=$(arg mpfuzz)
 echo "MP_GUEST kernel=$(uname -r) scenario=$scenario cpus=$(nproc) mem_kb=$(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 
 rc=0
+# gfxbuf, or unmovable_gfxbuf: the same driver without movable_pool
+drv=gfxbuf
 load() {
 	# the scenarios hold up to 7/8 of RAM (gfxbuf's default limit is 3/4)
-	limit=$(($(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo) / 4 * 7 / 8))
-	insmod /movable_pool.ko && insmod /gfxbuf.ko max_total_pages=$limit "$@" ||
+	limit=$(($(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo) * 7 / 32))
+	insmod /movable_pool.ko && insmod /$drv.ko max_total_pages=$limit ||
 		{ echo "MP_STEP insmod=fail"; rc=1; }
 }
 # bad input and closing with jobs queued, then the fuzzer, under a small
 # page limit
 uapi() {
-	rmmod gfxbuf && insmod /gfxbuf.ko max_total_pages=1024 max_bo_pages=256 "$@" &&
+	rmmod $drv && insmod /$drv.ko max_total_pages=1024 max_bo_pages=256 &&
 		/gfxbuf_test --uapi || rc=1
 	[ -z "$fuzz" ] ||
 		/gfxbuf_fuzz --calls="${fuzz%%:*}" --seed="${fuzz#*:}" || rc=1
 }
 unload() {
 	# every BO was freed when the test exited; the pools must be empty
-	rmmod gfxbuf && rmmod movable_pool && echo "MP_STEP rmmod=ok" ||
+	rmmod $drv && rmmod movable_pool && echo "MP_STEP rmmod=ok" ||
 		{ echo "MP_STEP rmmod=fail"; rc=1; }
 }
 
@@ -51,7 +56,7 @@ none)
 	/gfxbuf_test --no-driver $args || rc=1
 	;;
 movable)
-	load movable=1
+	load
 	# the library's tracepoints must see the migrations too
 	mount -t tracefs tracefs /sys/kernel/tracing
 	echo 1 > /sys/kernel/tracing/events/movable_pool/movable_pool_migrate/enable
@@ -63,25 +68,26 @@ movable)
 	# the smallest sample loads and unloads too
 	insmod /movable_pool_minimal.ko && rmmod movable_pool_minimal ||
 		{ echo "MP_STEP minimal=fail"; rc=1; }
-	[ -z "$uapi" ] || uapi movable=1
+	[ -z "$uapi" ] || uapi
 	unload
 	;;
 offline)
 	# booted with movablecore=: pool pages fill ZONE_MOVABLE, then it goes
-	load movable=1
+	load
 	[ $rc = 0 ] && { /gfxbuf_test --offline --expect-moved $args || rc=1; }
 	unload
 	;;
 unmovable)
-	load movable=0
+	drv=unmovable_gfxbuf
+	load
 	[ $rc = 0 ] && { /gfxbuf_test $args || rc=1; }
-	[ -z "$uapi" ] || uapi movable=0
+	[ -z "$uapi" ] || uapi
 	unload
 	;;
 stress)
 	# everything at once on every CPU (gfxbuf_stress.c), then the uapi
 	# checks and the fuzzer; at the end both modules must unload
-	load movable=1
+	load
 	# THP faults compact in MIGRATE_ASYNC mode, where routines must not
 	# block; the stress has a thread making them
 	echo always > /sys/kernel/mm/transparent_hugepage/enabled
@@ -101,7 +107,7 @@ stress)
 	# before the module goes: it owns the event
 	echo '!hist:keys=mode,rc' > $ev/trigger
 	echo never > /sys/kernel/mm/transparent_hugepage/enabled
-	[ -z "$uapi" ] || uapi movable=1
+	[ -z "$uapi" ] || uapi
 	unload
 	;;
 dkms)

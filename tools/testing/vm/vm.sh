@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for qemu guests running Debian's kernels. Source after lib.sh and
 # modules.sh.
+# shellcheck shell=bash
 
 mp_need_vm_tools() {
 	mp_need_build_tools
@@ -68,7 +69,8 @@ mp_initramfs() {
 	mkdir -p "$dir/bin" "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp"
 	cp /bin/busybox "$dir/bin/busybox"
 	cp "$mods/movable_pool.ko" "$mods/samples/movable_pool/gfxbuf.ko" \
-		"$mods/samples/movable_pool/movable_pool_minimal.ko" "$dir/"
+		"$mods/samples/movable_pool/movable_pool_minimal.ko" \
+		"$mods/samples/movable_pool/unmovable/unmovable_gfxbuf.ko" "$dir/"
 	# kernels built without virtio have no balloon sample
 	cp "$mods/samples/movable_pool/mp_balloon.ko" "$dir/" 2>/dev/null
 	mp_virtio_modules "$kver" "$dir/virtio" || return 1
@@ -85,7 +87,8 @@ mp_initramfs() {
 	gcc -static -O2 -Wall -o "$dir/balloon_guest" \
 		"$MP_REPO/tools/testing/vm/balloon_guest.c" || return 1
 	install -m 755 "$MP_REPO/tools/testing/vm/init.sh" "$dir/init"
-	(cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
+	(cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$out" ||
+		return 1
 	echo "$out"
 }
 
@@ -118,8 +121,10 @@ mp_boot() {
 	case $kver in *-checked|*-kcsan) extra="$extra no5lvl" ;; esac
 	while :; do
 		boot=$((boot + 1))
+		# MP_QEMU_ARGS is a list of options: split on purpose
+		# shellcheck disable=SC2086
 		timeout "${MP_VM_TIMEOUT:-600}" qemu-system-x86_64 \
-			-accel tcg,thread=${MP_TCG_THREAD:-single} -cpu max \
+			-accel tcg,thread="${MP_TCG_THREAD:-single}" -cpu max \
 			-m "${MP_VM_MEM:-1024}" -smp "${MP_VM_SMP:-2}" -nographic -no-reboot \
 			-kernel "$kernel" -initrd "$initrd" ${MP_QEMU_ARGS:-} \
 			-append "console=ttyS0 panic=-1 loglevel=5 mptest=$scenario mpargs=$args $extra" \

@@ -3,11 +3,11 @@
 #
 # gfxbuf in qemu guests on Debian's 5.10, 6.1 and 6.12 kernels: memory held in
 # BOs with random holes, engine jobs and mmap traffic during compaction;
-# every byte checked; pages must really move with movable=1; modules must
+# every byte checked; pages must really move with gfxbuf; modules must
 # unload cleanly; every bad ioctl/mmap input gets its errno; with
 # movablecore=, ZONE_MOVABLE full of pool pages goes offline. RESULT lines
 # per kernel and scenario.
-set -u
+set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 . "$here/../modules.sh"
