@@ -10,6 +10,11 @@
 #                          (7.2: patches/7.x applied, two CPUs)
 #   make dkms-check        install through DKMS for 6.1 and 6.12 in a throwaway
 #                          root, build a driver against it, load both in guests
+#   make deb               movable-pool-dkms_<version>_all.deb (lintian-clean),
+#                          in the cache; the version is MOVABLE_POOL_VERSION
+#   make deb-check         the package in a throwaway Debian 12 root: apt install
+#                          with 6.1 and 6.12 headers, a driver built against it,
+#                          both loaded in guests, apt remove --purge leaves nothing
 #   make docs              the guide as HTML (Sphinx + kernel-doc), in the cache
 #   make series            regenerate patches/7.x from these sources
 #   make lint              checkpatch, kernel-doc, W=1 + sparse builds
@@ -35,7 +40,7 @@ DURATION ?= 600
 T := tools/testing
 MP_CACHE_DIR := $(or $(MP_CACHE),$(HOME)/.cache/movable_pool)
 
-.PHONY: all demo check modules kunit lint vmtest stress bench docs dkms-check series clean
+.PHONY: all demo check modules kunit lint vmtest stress bench docs dkms-check deb deb-check series clean
 
 all: modules
 
@@ -68,6 +73,12 @@ docs:
 
 dkms-check:
 	@bash $(T)/dkms.sh
+
+deb:
+	@bash tools/deb/build.sh
+
+deb-check:
+	@bash $(T)/deb-check.sh
 
 series:
 	@bash tools/upstream/series.sh

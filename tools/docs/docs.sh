@@ -7,7 +7,7 @@
 # linux-source). Any Sphinx or kernel-doc warning fails it. The HTML lands
 # in $MP_CACHE/docs/html. Then the guide's lines-of-change table must be
 # what tools/docs/lines-of-change.sh measures now.
-set -u
+set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../testing/lib.sh"
 

@@ -16,7 +16,7 @@
 #   lines-of-change.sh --check   build the unmovable samples against the
 #                                6.12 headers, and fail unless the rst
 #                                holds this table (make docs runs this)
-set -u
+set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../testing/lib.sh"
 . "$here/../testing/modules.sh"

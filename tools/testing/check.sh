@@ -4,9 +4,9 @@
 # Everything `make check` runs. Each step prints RESULT lines; this script
 # counts them and ends with "N passed, N failed". Exit status 1 on any
 # failure. Steps: KUnit (UML, every kernel), module builds, lint, docs, VM
-# tests, a 60-second stress per kernel, DKMS, the virtio balloon sample
-# against QEMU's device, and one point of make bench.
-set -u
+# tests, a 60-second stress per kernel, the Debian package, the virtio
+# balloon sample against QEMU's device, and one point of make bench.
+set -uo pipefail
 here=$(dirname "$0")
 . "$here/lib.sh"
 
@@ -14,15 +14,20 @@ results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 
 step() {	# step NAME COMMAND...: run it, keep its RESULT lines
-	local name=$1 rc
+	local name=$1 out rc
 	shift
 	mp_log "== $name"
-	"$@" | tee -a "$results" | grep -v '^RESULT: pass'
+	out=$(mktemp)
+	"$@" | tee "$out" | grep -v '^RESULT: pass'
 	rc=${PIPESTATUS[0]}
-	# a step that failed without saying what failed still counts
-	if [ "$rc" -ne 0 ] && ! grep -q "^RESULT: fail" "$results"; then
+	grep '^RESULT: ' "$out" >> "$results"
+	# judged on its own lines: a step that failed without naming a
+	# failure, or that named no result at all, fails as a whole
+	if { [ "$rc" -ne 0 ] && ! grep -q '^RESULT: fail' "$out"; } ||
+	   ! grep -q '^RESULT: ' "$out"; then
 		mp_result fail "$name" | tee -a "$results"
 	fi
+	rm -f "$out"
 }
 
 mp_need_build_tools
@@ -34,7 +39,9 @@ if [ -x "$here/vm/vmtest.sh" ]; then
 	step vmtest bash "$here/vm/vmtest.sh"
 	# the short version of make stress, on Debian's own kernels
 	step stress env DURATION=60 bash "$here/vm/stress.sh" "$MP_KVERS_OOT"
-	step dkms bash "$here/dkms.sh"
+	# the Debian package in a Debian 12 root, DKMS, a driver built against
+	# it, guests (make dkms-check, DKMS from this tree, is not repeated)
+	step deb-check bash "$here/deb-check.sh"
 	# mp_balloon against QEMU's virtio-balloon device, 256 MiB balloon
 	step balloon bash "$here/vm/balloon.sh"
 fi

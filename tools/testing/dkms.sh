@@ -3,21 +3,25 @@
 #
 # make dkms-check: install movable_pool through DKMS (Debian's dkms) for
 # Debian's 6.1 and 6.12 headers, build a second driver (the minimal sample,
-# as a driver author would: the installed header, the installed
-# Module.symvers) against it, then load both in a guest of that kernel.
+# as a driver author would: the header and Module.symvers DKMS keeps for
+# that kernel, with the Kbuild the README shows) against it, then load both
+# in a guest of that kernel. The quick loop on the host; make deb-check
+# does the same through the Debian package in a Debian root.
 #
 # DKMS runs in a private mount namespace where /etc/dkms is a throwaway
 # directory whose framework.conf points DKMS's source, build and install
 # trees into a throwaway root under the cache; depmod runs on that root.
 # The host's own trees and running kernel are never touched.
-set -u
+set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/modules.sh"
 . "$here/vm/vm.sh"
 
-VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$MP_REPO/dkms.conf")
+VER=$(mp_version)
 root=$MP_CACHE/dkms-root
+# the arch DKMS builds for when given none, and so names its trees with
+ARCH=$(uname -m)
 
 # dkms_run KVER...: add, build and install for each kernel, in the namespace
 dkms_run() {
@@ -33,6 +37,8 @@ dkms_run() {
 	printf 'source_tree="%s"\ndkms_tree="%s"\ninstall_tree="%s"\n' \
 		"$root/usr/src" "$root/var/lib/dkms" "$root/lib/modules" \
 		> "$root/etc/dkms/framework.conf"
+	# the script expands in the namespace's shell, from its arguments
+	# shellcheck disable=SC2016
 	unshare -m bash -euc '
 		root=$1 ver=$2
 		shift 2
@@ -48,18 +54,12 @@ dkms_run() {
 }
 
 # driver_build KVER DIR: the minimal sample as an out-of-tree driver of its
-# own, against what DKMS installed; prints the module's path
+# own, against what DKMS keeps for that kernel; prints the module's path
 driver_build() {
-	local kver=$1 dir=$2 hdrs abi symvers
+	local kver=$1 dir=$2 hdrs
 	hdrs=$(mp_headers "$kver") || return 1
-	abi=$(mp_abi "$kver")-amd64
-	symvers=$root/var/lib/dkms/movable_pool/$VER/$abi/x86_64/Module.symvers
-	rm -rf "$dir" && mkdir -p "$dir"
-	cp "$MP_REPO/samples/movable_pool/minimal.c" "$dir/"
-	printf 'obj-m := movable_pool_minimal.o\nmovable_pool_minimal-y := minimal.o\nccflags-y := -I%s\n' \
-		"$root/usr/src/movable_pool-$VER/include" > "$dir/Kbuild"
-	make -C "$hdrs" M="$dir" KBUILD_EXTRA_SYMBOLS="$symvers" modules >&2 ||
-		return 1
+	mp_driver_src "$dir" "$root/var/lib/dkms"
+	make -C "$hdrs" M="$dir" modules >&2 || return 1
 	echo "$dir/movable_pool_minimal.ko"
 }
 
@@ -70,11 +70,12 @@ status=0
 kvers=${1:-6.1 6.12}
 rm -rf "$root"
 mkdir -p "$root/usr/src" "$root/var/lib/dkms" "$root/lib/modules" "$root/etc/dkms"
-git -C "$MP_REPO" ls-files -z -co --exclude-standard | rsync -a --from0 --files-from=- \
-	"$MP_REPO/" "$root/usr/src/movable_pool-$VER/"
+mp_export "$root/usr/src/movable_pool-$VER"
+# what dh_dkms -V does for the package
+sed -i "s/#MODULE_VERSION#/$VER/" "$root/usr/src/movable_pool-$VER/dkms.conf"
 # shellcheck disable=SC2086
 if dkms_run $kvers > "$MP_CACHE/dkms.log" 2>&1; then
-	grep 'installed' "$MP_CACHE/dkms.log" | sed 's/^/[movable_pool] dkms: /' >&2
+	grep 'installed' "$MP_CACHE/dkms.log" | sed 's/^/[movable_pool] dkms: /' >&2 || true
 else
 	tail -30 "$MP_CACHE/dkms.log" >&2
 	mp_result fail dkms-install
@@ -83,33 +84,27 @@ fi
 for kver in $kvers; do
 	abi=$(mp_abi "$kver")-amd64
 	ko=$root/lib/modules/$abi/updates/dkms/movable_pool.ko
-	# installed where modprobe looks, for the kernel it was built for
+	kept=$root/var/lib/dkms/movable_pool/kernel-$abi-$ARCH
+	# installed where modprobe looks, for the kernel it was built for, and
+	# what drivers build against kept beside it
 	if [ -f "$ko" ] && [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$abi" ] &&
-	   grep -q '^updates/dkms/movable_pool.ko' "$root/lib/modules/$abi/modules.dep"; then
+	   grep -q '^updates/dkms/movable_pool.ko' "$root/lib/modules/$abi/modules.dep" &&
+	   [ -f "$kept/Module.symvers" ] && [ -f "$kept/include/linux/movable_pool.h" ]; then
 		mp_result pass "dkms-$kver/install"
 	else
 		mp_result fail "dkms-$kver/install"
 		status=1
 		continue
 	fi
-	driver=$(driver_build "$kver" "$MP_CACHE/dkms-driver-$kver" 2>"$MP_CACHE/dkms-driver-$kver.log") || {
+	if ! driver=$(driver_build "$kver" "$MP_CACHE/dkms-driver-$kver" 2>"$MP_CACHE/dkms-driver-$kver.log"); then
 		cat "$MP_CACHE/dkms-driver-$kver.log" >&2
 		mp_result fail "dkms-$kver/driver-build"
 		status=1
 		continue
-	}
+	fi
 	mp_result pass "dkms-$kver/driver-build"
 	# the usual guest, with the DKMS module and the driver built above
-	mp_initramfs "$kver" >/dev/null || { mp_result fail "dkms-$kver/guest"; status=1; continue; }
-	dir=$MP_CACHE/initramfs-$kver
-	cp "$ko" "$dir/movable_pool.ko"
-	cp "$driver" "$dir/movable_pool_minimal.ko"
-	(cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$MP_CACHE/initramfs-dkms-$kver.cpio.gz"
-	if MP_INITRD=$MP_CACHE/initramfs-dkms-$kver.cpio.gz \
-	   mp_boot "$kver" dkms "" "$MP_CACHE/dkms-$kver.log" &&
-	   grep -q '^MP_STEP dkms=ok' "$MP_CACHE/dkms-$kver.log"; then
-		sed -n 's/dkms_//g; s/^MP_STEP /[movable_pool] '"$kver"' guest: /p' \
-			"$MP_CACHE/dkms-$kver.log" | grep -v '=ok$' >&2
+	if mp_dkms_guest dkms "$kver" "$ko" "$driver"; then
 		mp_result pass "dkms-$kver/guest"
 	else
 		mp_result fail "dkms-$kver/guest"

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers for the movable_pool harnesses. Source it; do not run it.
+# shellcheck shell=bash
 
 MP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 MP_CACHE=${MP_CACHE:-${HOME:-/root}/.cache/movable_pool}
 # Kernels the harness covers: out of tree (Debian headers and images) and
 # all (7.x only in-tree, through patches/7.x). MP_KVERS narrows both.
+# shellcheck disable=SC2034	# used by the scripts that source this
 MP_KVERS_OOT=${MP_KVERS:-"5.10 6.1 6.12"}
+# shellcheck disable=SC2034
 MP_KVERS_ALL=${MP_KVERS:-"5.10 6.1 6.12 7.2"}
 mkdir -p "$MP_CACHE"
 
@@ -155,7 +158,7 @@ mp_fetch_deb() {
 			-o APT::Sandbox::User=root "$pkg" >&2) ||
 			mp_die "apt-get download $pkg ($suite) failed"
 	fi
-	dpkg-deb -x "$(ls "$dir/${pkg}_"*.deb | sort -V | tail -1)" "$dest"
+	dpkg-deb -x "$(printf '%s\n' "$dir/${pkg}_"*.deb | sort -V | tail -1)" "$dest"
 }
 
 # Print the build directory of a checked guest kernel for $1 (6.12):
@@ -174,12 +177,14 @@ mp_checked_tree() {
 	fi
 	mp_log "building the $flavour $kver guest kernel (about half an hour the first time)"
 	mkdir -p "$build"
-	make -C "$tree" O="$build" defconfig >&2 &&
+	if ! { make -C "$tree" O="$build" defconfig >&2 &&
 		(cd "$build" && "$tree/scripts/kconfig/merge_config.sh" -m .config "$frag") >&2 &&
 		make -C "$tree" O="$build" olddefconfig >&2 &&
 		make -C "$tree" O="$build" -j"$(nproc)" bzImage modules \
-			> "$build/build.log" 2>&1 ||
-		{ tail -30 "$build/build.log" >&2; mp_die "$flavour $kver kernel build failed"; }
+			> "$build/build.log" 2>&1; }; then
+		tail -30 "$build/build.log" >&2
+		mp_die "$flavour $kver kernel build failed"
+	fi
 	cp "$frag" "$build/.mp-config"
 	touch "$build/.mp-built"
 	echo "$build"
@@ -203,13 +208,90 @@ mp_headers() {
 		# the packages refer to each other by absolute /usr/... paths
 		sed -i "s|\([ =]\)/usr/src/|\1$root/usr/src/|g" "$hdrs/Makefile"
 		local l t
-		for l in $(find "$root/usr/src" -maxdepth 2 -type l); do
+		while IFS= read -r l; do
 			t=$(readlink "$l")
 			case $t in
 			/*) ln -sfn "$root$t" "$l" ;;
 			esac
-		done
+		done < <(find "$root/usr/src" -maxdepth 2 -type l)
 		touch "$root/.mp-ready"
 	fi
 	echo "$hdrs"
+}
+
+# The version, written once: MOVABLE_POOL_VERSION in the public header (the
+# API level; lib/movable_pool.c makes it MODULE_VERSION). dkms.conf's
+# PACKAGE_VERSION and the Debian package version follow it: make deb fails
+# when debian/changelog disagrees.
+mp_version() {
+	local v
+	v=$(sed -n 's/^#define[[:space:]]\{1,\}MOVABLE_POOL_VERSION[[:space:]]\{1,\}\([0-9]\{1,\}\)[[:space:]]*$/\1/p' \
+		"$MP_REPO/include/linux/movable_pool.h")
+	[ -n "$v" ] || mp_die "no '#define MOVABLE_POOL_VERSION <number>' in include/linux/movable_pool.h"
+	echo "$v"
+}
+
+# mp_export DEST: copy the files git tracks (and new ones it does not
+# ignore) to DEST, so packaging and DKMS work on a copy, never in the tree.
+mp_export() {
+	mkdir -p "$1"
+	git -C "$MP_REPO" ls-files -z -co --exclude-standard |
+		rsync -a --from0 --ignore-missing-args --files-from=- "$MP_REPO/" "$1/"
+}
+
+# mp_driver_src DIR [DKMS_TREE]: the minimal sample as a driver of its own
+# in DIR, with the Kbuild the README's install section shows: the header
+# and Module.symvers come from what movable-pool-dkms's DKMS build keeps
+# per kernel (tools/dkms/post-build.sh), nothing from this tree. DKMS_TREE
+# (default /var/lib/dkms) is for a DKMS tree kept elsewhere.
+mp_driver_src() {
+	local dir=$1 tree=${2:-/var/lib/dkms}
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$MP_REPO/samples/movable_pool/minimal.c" "$dir/"
+	cat > "$dir/Kbuild" <<-KBUILD
+	obj-m := movable_pool_minimal.o
+	movable_pool_minimal-y := minimal.o
+
+	# movable_pool as DKMS built it for the kernel being built for
+	MOVABLE_POOL := $tree/movable_pool/kernel-\$(KERNELRELEASE)-\$(shell uname -m)
+	ifeq (\$(wildcard \$(MOVABLE_POOL)/Module.symvers),)
+	\$(error movable_pool is not installed for \$(KERNELRELEASE): install movable-pool-dkms and this kernel's headers)
+	endif
+	ccflags-y += -I\$(MOVABLE_POOL)/include
+	KBUILD_EXTRA_SYMBOLS := \$(MOVABLE_POOL)/Module.symvers
+	KBUILD
+}
+
+# mp_unpack_ko SRC DEST: a module as DKMS installed it (.ko, or compressed
+# like the kernel's own) as a plain .ko for the guests' busybox insmod.
+mp_unpack_ko() {
+	case $1 in
+	*.xz) xz -dc "$1" > "$2" ;;
+	*.zst) zstd -qdc "$1" > "$2" ;;
+	*.gz) gzip -dc "$1" > "$2" ;;
+	*) cp "$1" "$2" ;;
+	esac
+}
+
+# mp_dkms_guest NAME KVER KO DRIVER: boot a guest of KVER with KO (the
+# library as DKMS built it) and DRIVER (a driver built against it) in place
+# of the tree's own modules, running tools/testing/vm/init.sh's "dkms" step:
+# load both, compact, read the pool's counters, unload. The guest log is
+# $MP_CACHE/NAME-KVER.log. Needs vm.sh sourced.
+mp_dkms_guest() {
+	local name=$1 kver=$2 ko=$3 driver=$4 dir initrd log
+	log=$MP_CACHE/$name-$kver.log
+	initrd=$MP_CACHE/initramfs-$name-$kver.cpio.gz
+	mp_initramfs "$kver" >/dev/null || return 1
+	dir=$MP_CACHE/initramfs-$kver
+	mp_unpack_ko "$ko" "$dir/movable_pool.ko" || return 1
+	cp "$driver" "$dir/movable_pool_minimal.ko" || return 1
+	(cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd" ||
+		return 1
+	MP_INITRD=$initrd mp_boot "$kver" dkms "" "$log" || return 1
+	grep -q '^MP_STEP dkms=ok' "$log" || return 1
+	sed -n 's/dkms_//g; s/^MP_STEP /[movable_pool] '"$kver"' guest: /p' "$log" |
+		grep -v '=ok$' >&2
+	return 0
 }

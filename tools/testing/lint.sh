@@ -4,15 +4,17 @@
 # Style and static checks, each a RESULT line:
 #  - scripts/checkpatch.pl --strict --no-tree on every C source and header
 #  - scripts/kernel-doc -none -Wall on every C source and header
+#  - shellcheck on every shell script
 #  - W=1 and sparse (C=1) builds, warning-free, out of tree against Debian's
 #    5.10, 6.1 and 6.12 headers, and in tree (with the KUnit suite) under UML
 #  - for 7.x: checkpatch --strict on every patch of patches/7.x, and W=1 and
 #    sparse on mm/movable_pool*.o in the patched UML tree
-set -u
+set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/modules.sh"
 
 mp_need_build_tools
+mp_need_pkgs shellcheck
 tree=$(mp_kernel_tree 6.12)
 cd "$MP_REPO" || exit 1
 mapfile -t srcs < <(git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null ||
@@ -52,6 +54,12 @@ out=$(for f in "${srcs[@]}"; do
 	"$tree/scripts/kernel-doc" -none -Wall "$f"
 done 2>&1)
 check kernel-doc "$out"
+
+# Every script, sourced ones too, each checked on its own (SC1091: the
+# sources are found at run time, shellcheck need not follow them).
+out=$(git ls-files -co --exclude-standard '*.sh' .ci/run tools/testing/vm/init.sh |
+	sort -u | xargs shellcheck -e SC1091 2>&1)
+check shellcheck "$out"
 
 # Warnings only: the build logs list every compiled file too.
 # In tree, make also rebuilds a few UML helpers with W=1: only our files

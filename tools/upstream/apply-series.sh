@@ -37,7 +37,7 @@ for p in "$series"/0*.patch; do
 	patch -s -p1 -d "$work/stage" < "$p" || mp_die "$(basename "$p") does not apply"
 done
 # files the previous series touched and this one does not go back too
-for f in $(printf '%s\n' $files $(cat "$tree/.mp-series-files" 2>/dev/null) | sort -u); do
+while IFS= read -r f; do
 	src=$work/stage/$f
 	[ -f "$src" ] || src=$pristine/$f
 	if [ ! -f "$src" ]; then
@@ -46,6 +46,6 @@ for f in $(printf '%s\n' $files $(cat "$tree/.mp-series-files" 2>/dev/null) | so
 		rm -f "$tree/$f"
 		install -D -m 644 "$src" "$tree/$f"
 	fi
-done
-printf '%s\n' $files > "$tree/.mp-series-files"
+done < <({ printf '%s\n' "$files"; cat "$tree/.mp-series-files" 2>/dev/null; } | sort -u)
+printf '%s\n' "$files" > "$tree/.mp-series-files"
 mp_log "patches/7.x applied to $tree"

@@ -164,7 +164,7 @@ VM_HEADER_INTRO = '''/* SPDX-License-Identifier: GPL-2.0 */
  * (PGTY_movable_pool) plus PG_movable_ops, one struct movable_operations
  * registered with set_movable_ops(), and ->mapping pointing at the pool's
  * address_space (so code that dumps the page finds a real one). Also the
- * wrappers the KUnit suite uses. Generated from movable_pool's compat
+ * wrappers the KUnit suites use. Generated from movable_pool's compat
  * header; nothing else belongs here.
  */
 '''
@@ -185,10 +185,39 @@ def library_c():
                    '#include "movable_pool_vm.h"', 'lib/movable_pool.c')
 
 
-def kunit_c():
-    text = read(os.path.join(REPO, 'kunit/movable_pool_kunit.c'))
-    return replace(text, '#include "../lib/movable_pool_compat.h"',
-                   '#include "movable_pool_vm.h"', 'kunit/movable_pool_kunit.c')
+def kunit_objects():
+    """The KUnit objects the repository's Kbuild lists, in link order."""
+    text = read(os.path.join(REPO, 'Kbuild'))
+    m = re.search(r'^obj-\$\(CONFIG_MOVABLE_POOL_KUNIT_TEST\) \+=((?:.*\\\n)*.*)',
+                  text, re.M)
+    if not m:
+        sys.exit('make-series: no KUnit objects in Kbuild')
+    return re.findall(r'kunit/(\S+)\.o', m.group(1))
+
+
+def kunit_files():
+    """The KUnit sources as mm/ holds them: the suites and their fixtures."""
+    names = [o + '.c' for o in kunit_objects()] + ['movable_pool_kunit.h']
+    files = {}
+    for name in names:
+        files['mm/' + name] = read(os.path.join(REPO, 'kunit', name))
+    files['mm/movable_pool_kunit.h'] = replace(
+        files['mm/movable_pool_kunit.h'],
+        '#include "../lib/movable_pool_compat.h"',
+        '#include "movable_pool_vm.h"', 'kunit/movable_pool_kunit.h')
+    return files
+
+
+def make_list(head, words):
+    """head followed by words, as a Makefile line continued to fit 80 columns."""
+    lines, line = [], head
+    for w in words:
+        if len(line.expandtabs()) + 1 + len(w) + 2 > 80:
+            lines.append(line + ' \\')
+            line = '\t' + w
+        else:
+            line += ' ' + w
+    return '\n'.join(lines + [line]) + '\n'
 
 
 def kconfig_block(name):
@@ -286,15 +315,16 @@ def library(tree, code, author):
 
 
 def kunit(prev_kconfig, prev_makefile):
-    """Patch 3: the KUnit suite."""
-    files = {'mm/movable_pool_kunit.c': kunit_c()}
+    """Patch 3: the KUnit suites."""
+    files = kunit_files()
     block = kconfig_block('MOVABLE_POOL_KUNIT_TEST')
     files['mm/Kconfig'] = replace(prev_kconfig, 'config BALLOON\n',
                                   block + '\nconfig BALLOON\n', 'mm/Kconfig test')
     files['mm/Makefile'] = replace(
         prev_makefile, 'obj-$(CONFIG_MOVABLE_POOL) += movable_pool.o\n',
-        'obj-$(CONFIG_MOVABLE_POOL) += movable_pool.o\n'
-        'obj-$(CONFIG_MOVABLE_POOL_KUNIT_TEST) += movable_pool_kunit.o\n',
+        'obj-$(CONFIG_MOVABLE_POOL) += movable_pool.o\n' +
+        make_list('obj-$(CONFIG_MOVABLE_POOL_KUNIT_TEST) +=',
+                  [o + '.o' for o in kunit_objects()]),
         'mm/Makefile test')
     return files
 
@@ -341,10 +371,10 @@ per page: what it knows of a page lives in the page's own struct page.
 
 Patch 1 adds PGTY_movable_pool and teaches set_movable_ops() and
 page_movable_ops() about it. Patch 2 adds the library and its
-documentation. Patch 3 adds a KUnit suite that drives the real migration
+documentation. Patch 3 adds KUnit suites that drive the real migration
 core: isolate_movable_ops_page(), migrate_pages(), putback_movable_pages()
-and alloc_contig_range() on pageblocks it fragments itself, pins racing
-migration on two CPUs, and destroy racing the VM.
+and alloc_contig_range() on pageblocks they fragment themselves, pins
+racing migration on two CPUs, and destroy racing the VM.
 
 The same sources build out of tree for 5.10 (address_space_operations),
 and 6.1 and 6.12 (struct movable_operations in ->mapping); this series is
@@ -358,7 +388,7 @@ of 5 boots; "limit" is what perfect packing of the held memory allows):
 so pool pages cost compaction what anonymous memory does, against a
 third of the huge pages for the same memory held unmovable.
 
-Tested with the KUnit suite on UML (2 CPUs, KASAN, lockdep, DEBUG_VM).
+Tested with the KUnit suites on UML (2 CPUs, KASAN, lockdep, DEBUG_VM).
 
 '''
 
@@ -386,14 +416,18 @@ Nothing is allocated per page; the page's own struct page holds the pool
 (->private), index, pin count and state (->index) and the pool's list
 (->lru, while not isolated). See Documentation/core-api/movable_pool.rst.
 '''),
-    ('mm: movable_pool: add a KUnit suite', '''\
-The cases call the migration core directly (isolate_movable_ops_page(),
-migrate_pages(), putback_movable_pages(), alloc_contig_range() on a
-pageblock the test fragments with random holes), so the option is bool
-and needs KUNIT=y. Run with two CPUs, pin/unpin and migration race for
-real: tools/testing/kunit/kunit.py run --kconfig_add CONFIG_SMP=y
+    ('mm: movable_pool: add KUnit suites', '''\
+One suite per topic (movable_pool_alloc, _layout, _pins, _migration,
+_bulk, _take, _destroy, _user_mapping, _fault_injection, _concurrency and
+_bench), sharing the test driver in movable_pool_kunit.c. The cases call
+the migration core directly (isolate_movable_ops_page(), migrate_pages(),
+putback_movable_pages(), alloc_contig_range() on a pageblock the test
+fragments with random holes), so the option is bool and needs KUNIT=y.
+A case that provokes a misuse warning asserts the count the pool keeps of
+them. Run with two CPUs, pin/unpin and migration race for real:
+tools/testing/kunit/kunit.py run --kconfig_add CONFIG_SMP=y
 --kernel_args ncpus=2 with mm/.kunitconfig-style options MOVABLE_POOL=y,
-MOVABLE_POOL_KUNIT_TEST=y, COMPACTION=y, CMA=y.
+MOVABLE_POOL_KUNIT_TEST=y, COMPACTION=y, CMA=y, DEBUG_FS=y.
 '''),
 ]
 

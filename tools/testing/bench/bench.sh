@@ -23,7 +23,7 @@
 # repository).
 # --smoke: one boot per kind at 40% on 6.12, report under the cache, and
 # RESULT lines for make check (every boot ok, pool above unmovable).
-set -u
+set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 # the kernels whose figures bench/RESULTS.md reports
@@ -50,7 +50,8 @@ fi
 
 # One kernel's boots, one guest at a time; a line per boot in points-KVER.
 run_kernel() {
-	local kver=$1 pct boot kind log pts=$WORK/points-$kver.txt
+	local kver=$1 pct boot kind log
+	local pts=$WORK/points-$kver.txt
 	local n=0 total=$((BOOTS + BOOTS * 4 * $(echo "$PCTS" | wc -w)))
 
 	: > "$pts"
@@ -82,7 +83,8 @@ run_kernel() {
 # test starts, as multi-threaded TCG boots sometimes did while the kernel
 # patched its text, is retried (twice at most) and counted.
 run_smp() {
-	local kver=$1 smp boot try log pts=$WORK/micro-$kver.txt
+	local kver=$1 smp boot try log
+	local pts=$WORK/micro-$kver.txt
 	: > "$pts"
 	for smp in $SMPS; do
 		for boot in $(seq 1 "$MICRO_BOOTS"); do

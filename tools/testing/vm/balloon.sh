@@ -15,7 +15,7 @@
 #   bench 2048/1024/3 with both.
 # RESULT lines per kernel and driver; "BALLOON_RUN kver=... key=value ..."
 # lines on stdout for make bench.
-set -u
+set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 . "$here/../modules.sh"

@@ -14,7 +14,7 @@
 # 60 s on the stock kernels.
 #
 # stress.sh ["KVER ..."]: RESULT lines per kernel, a summary on stderr.
-set -u
+set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 . "$here/../modules.sh"
@@ -70,7 +70,7 @@ for kver in ${1:-6.1 6.12 6.12-checked}; do
 	fi
 	# how often a multi-threaded TCG boot dies before /init runs
 	# (and whether one that came up logged anything bad on the way)
-	for i in $(seq "${MP_STRESS_BOOTS:-0}"); do
+	for _ in $(seq "${MP_STRESS_BOOTS:-0}"); do
 		MP_BOOT_RETRIES=0 mp_boot "$kver" boot "" \
 			"$MP_CACHE/stress-$kver-boot.log" >/dev/null 2>&1 ||
 			echo "$kver boot unclean" >> "$MP_BOOT_STATS"
