@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The bulk calls: movable_pool_alloc_pages() and movable_pool_free_pages(),
+ * the arguments refused, pinned and isolated pages among those freed, and a
+ * page locked by the migration core.
+ */
+
+#include <linux/delay.h>
+
+#include "movable_pool_kunit.h"
+
+static void test_bulk_rejects_bad_arguments(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *pages[2];
+
+	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(NULL, MPT_GFP, NULL, 0,
+						       pages, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP, NULL,
+						       0, pages, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(ctx->pool,
+						       GFP_KERNEL_ACCOUNT, NULL,
+						       0, pages, 1), -EINVAL);
+	/* the last page's index would be past the limit */
+	KUNIT_EXPECT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP, NULL,
+						       MOVABLE_POOL_MAX_INDEX,
+						       pages, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).allocated, 0UL);
+	movable_pool_free_pages(NULL, pages, 2);
+}
+
+static void test_bulk_alloc_and_free(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *pages[MPT_PAGES], *watch[MPT_PAGES];
+	struct movable_pool_stats s;
+	unsigned long before;
+	LIST_HEAD(list);
+	int i;
+
+	KUNIT_ASSERT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP, ctx,
+						       100, pages, MPT_PAGES), 0);
+	s = mpt_stats(ctx);
+	KUNIT_EXPECT_EQ(test, s.pages, (unsigned long)MPT_PAGES);
+	KUNIT_EXPECT_EQ(test, s.allocated, (unsigned long)MPT_PAGES);
+	for (i = 0; i < MPT_PAGES; i++) {
+		mpt_expect_fields(test, pages[i], ctx, 100 + i);
+		KUNIT_EXPECT_EQ(test, page_count(pages[i]), 1);
+		KUNIT_EXPECT_FALSE(test, PageLocked(pages[i]));
+		watch[i] = pages[i];
+		get_page(watch[i]);
+	}
+	/* one page isolated, one pinned: both still go */
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(pages[3]));
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(pages[7]), 0);
+	/* expected: one "misuse" warning, for the pinned page */
+	before = mpt_stats(ctx).misuse;
+	movable_pool_free_pages(ctx->pool, pages, MPT_PAGES);
+	s = mpt_stats(ctx);
+	KUNIT_EXPECT_EQ(test, s.misuse - before, 1UL);
+	KUNIT_EXPECT_EQ(test, s.pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.freed, (unsigned long)MPT_PAGES);
+	KUNIT_EXPECT_EQ(test, s.isolated, 1UL);	/* until the VM is done */
+	KUNIT_EXPECT_EQ(test, s.pinned, 0UL);
+
+	/* the VM hands the isolated one back; the pool lets it go */
+	list_add(&watch[3]->lru, &list);
+	putback_movable_pages(&list);
+	s = mpt_stats(ctx);
+	KUNIT_EXPECT_EQ(test, s.isolated, 0UL);
+	for (i = 0; i < MPT_PAGES; i++) {
+		KUNIT_EXPECT_EQ(test, page_count(watch[i]), 1);
+		KUNIT_EXPECT_FALSE(test, PageLocked(watch[i]));
+		mpt_expect_detached(test, watch[i]);
+		put_page(watch[i]);
+	}
+	KUNIT_EXPECT_EQ(test, s.putback, 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+}
+
+static int mpt_async_free_pages(struct mpt_async *a)
+{
+	movable_pool_free_pages(a->ctx->pool, a->ctx->table, MPT_PAGES);
+	return 0;
+}
+
+static void test_bulk_free_waits_for_a_locked_page(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_async freer = { .ctx = ctx };
+	struct page *busy;
+
+	mpt_fill(test, 0, MPT_PAGES);
+	busy = ctx->table[10];
+	get_page(busy);
+	lock_page(busy);	/* as the migration core would */
+	mpt_async_start(test, &freer, mpt_async_free_pages);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&freer.done));
+	unlock_page(busy);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&freer.done, 10 * HZ),
+			0UL);
+	memset(ctx->table, 0, sizeof(ctx->table));
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
+	KUNIT_EXPECT_EQ(test, page_count(busy), 1);
+	mpt_expect_detached(test, busy);
+	put_page(busy);
+	mpt_expect_idle(test, ctx);
+}
+
+static struct kunit_case movable_pool_bulk_cases[] = {
+	KUNIT_CASE(test_bulk_rejects_bad_arguments),
+	KUNIT_CASE(test_bulk_alloc_and_free),
+	KUNIT_CASE(test_bulk_free_waits_for_a_locked_page),
+	{}
+};
+
+static struct kunit_suite movable_pool_bulk_suite = {
+	.name = "movable_pool_bulk",
+	.init = mpt_init,
+	.exit = mpt_exit,
+	.test_cases = movable_pool_bulk_cases,
+};
+
+kunit_test_suite(movable_pool_bulk_suite);
+
+MODULE_DESCRIPTION("KUnit tests for movable_pool: bulk calls");
+MODULE_LICENSE("GPL");

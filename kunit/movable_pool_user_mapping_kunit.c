@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User mappings through the pool's address_space: faults through
+ * movable_pool_insert_pfn(), the zap before a page moves and the refault
+ * onto the new page, a reader racing migration, a freed page's PTE, and the
+ * misuse: private mappings, a page mapped at another offset than its index,
+ * vm_insert_page() on a pool page, destroy while userspace still maps the
+ * pool. A fault that finds the page locked waits without mmap_lock.
+ */
+
+#include <linux/anon_inodes.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/highmem.h>
+#include <linux/kthread.h>
+#include <linux/mman.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+
+#include "movable_pool_kunit.h"
+
+/* A "driver" mmap: table[N] at file offset N pages, as the header asks. */
+static vm_fault_t mpt_fault(struct vm_fault *vmf)
+{
+	struct mpt_ctx *ctx = vmf->vma->vm_private_data;
+	pgoff_t slot = vmf->pgoff + ctx->fault_shift;	/* a buggy driver's */
+	struct page *page = NULL;
+	vm_fault_t ret;
+
+	atomic_inc(&ctx->fault_entered);
+	mutex_lock(&ctx->lock);
+	if (slot < MPT_PAGES)
+		page = ctx->table[slot];
+	if (page)
+		get_page(page);
+	mutex_unlock(&ctx->lock);
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	ret = movable_pool_insert_pfn(ctx->pool, vmf, page);
+	put_page(page);
+	atomic_inc(&ctx->faults);
+	return ret;
+}
+
+static const struct vm_operations_struct mpt_vm_ops = {
+	.fault = mpt_fault,
+};
+
+static int mpt_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct mpt_ctx *ctx = file->private_data;
+	int ret = 0;
+
+	vma->vm_private_data = ctx;
+	vma->vm_ops = &mpt_vm_ops;
+	/* a driver that maps a pool page with vm_insert_page() (misuse) */
+	if (ctx->insert_page) {
+		ctx->insert_page_ret = vm_insert_page(vma, vma->vm_start,
+						      ctx->table[0]);
+		return 0;
+	}
+	if (ctx->raw_mmap)	/* a driver that sets the VMA up by hand */
+		mp_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	else
+		ret = movable_pool_mmap(ctx->pool, vma);
+	return ret;
+}
+
+static int mpt_release(struct inode *inode, struct file *file)
+{
+	/* only if movable_pool_open() pointed it at the pool */
+	if (file->f_mapping != inode->i_mapping)
+		movable_pool_release(file);
+	return 0;
+}
+
+static const struct file_operations mpt_fops = {
+	.mmap = mpt_mmap,
+	.release = mpt_release,
+};
+
+/* A file of the test "driver", set up with movable_pool_open(). */
+static struct file *mpt_file(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct file *file;
+
+	file = anon_inode_getfile("mpt", &mpt_fops, ctx, O_RDWR);
+	if (IS_ERR(file))
+		return file;
+	/* anon inodes share one inode: open() sets f_mapping, as a driver's */
+	if (movable_pool_open(ctx->pool, file)) {
+		fput(file);
+		return ERR_PTR(-ENODEV);
+	}
+	return file;
+}
+
+/* Give the test thread an mm of its own, if it has none yet. */
+static int mpt_use_mm(void)
+{
+	struct mm_struct *mm;
+
+	if (current->mm)
+		return 0;
+	mm = mm_alloc();
+	if (!mm)
+		return -ENOMEM;
+	mm->task_size = TASK_SIZE;
+	arch_pick_mmap_layout(mm, &current->signal->rlim[RLIMIT_STACK]);
+	kthread_use_mm(mm);	/* the test thread drops it on exit */
+	return 0;
+}
+
+/*
+ * Map @len bytes of a pool file with @flags (MAP_SHARED or MAP_PRIVATE)
+ * into the test's own mm, so the test reaches it with get_user() and
+ * put_user(). Returns the address or 0; *@filep is the file either way.
+ */
+static unsigned long mpt_user_map_flags(struct kunit *test,
+					struct file **filep,
+					unsigned long len, unsigned long flags)
+{
+	unsigned long addr;
+	struct file *file;
+
+	*filep = NULL;
+	file = mpt_file(test);
+	if (IS_ERR(file))
+		return 0;
+	if (mpt_use_mm()) {
+		fput(file);
+		return 0;
+	}
+	*filep = file;
+	addr = vm_mmap(file, 0, len, PROT_READ | PROT_WRITE, flags, 0);
+	return IS_ERR_VALUE(addr) ? 0 : addr;
+}
+
+static unsigned long mpt_user_map(struct kunit *test, struct file **filep,
+				  unsigned long len)
+{
+	unsigned long addr = mpt_user_map_flags(test, filep, len, MAP_SHARED);
+
+	if (!addr && *filep)
+		fput(*filep);
+	return addr;
+}
+
+static int mpt_user_word(unsigned long addr, unsigned int i, u32 *val)
+{
+	return get_user(*val, (u32 __user *)(addr + i * PAGE_SIZE));
+}
+
+static void test_user_mapping_follows_migration(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct file *file = NULL;
+	unsigned long addr;
+	struct page *old;
+	u32 val, *p;
+	int i;
+
+	mpt_fill(test, 0, 3);
+	addr = mpt_user_map(test, &file, 4 * PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, mpt_user_word(addr, i, &val), 0);
+		KUNIT_EXPECT_EQ(test, val, mpt_word(i, 0));
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 3);
+
+	/* the page moves: its PTE goes, and the next access maps the new one */
+	old = ctx->table[1];
+	KUNIT_EXPECT_EQ(test, mpt_move(old, MIGRATE_SYNC), 0);
+	KUNIT_ASSERT_PTR_NE(test, ctx->table[1], old);
+	KUNIT_EXPECT_EQ(test, put_user(0x5a5a5a5a, (u32 __user *)(addr + PAGE_SIZE)),
+			0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 4);
+	p = kmap_local_page(ctx->table[1]);
+	KUNIT_EXPECT_EQ(test, p[0], 0x5a5a5a5aU);
+	p[0] = mpt_word(1, 0);
+	kunmap_local(p);
+
+	/* the others kept their PTEs */
+	for (i = 0; i < 3; i += 2) {
+		KUNIT_EXPECT_EQ(test, mpt_user_word(addr, i, &val), 0);
+		KUNIT_EXPECT_EQ(test, val, mpt_word(i, 0));
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 4);
+
+	/* no page at offset 3: the driver's fault fails, the access too */
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 3, &val), -EFAULT);
+
+	vm_munmap(addr, 4 * PAGE_SIZE);
+	fput(file);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[i], i));
+	mpt_expect_idle(test, ctx);
+}
+
+/* A user of the mapping in another thread: reads page 1 over and over. */
+struct mpt_reader {
+	struct mm_struct *mm;
+	unsigned long addr;
+	int reads, bad, errors;
+};
+
+static int mpt_reader_fn(void *data)
+{
+	struct mpt_reader *r = data;
+	u32 val;
+
+	kthread_use_mm(r->mm);
+	while (!kthread_should_stop()) {
+		if (mpt_user_word(r->addr, 1, &val))
+			r->errors++;
+		else if (val != mpt_word(1, 0))
+			r->bad++;
+		r->reads++;
+		cond_resched();
+	}
+	kthread_unuse_mm(r->mm);
+	return 0;
+}
+
+static void test_user_faults_race_migration(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_reader r = {};
+	struct task_struct *task;
+	struct file *file = NULL;
+	struct page *page;
+	int round, moved = 0;
+	unsigned int cpu;
+
+	mpt_fill(test, 0, 2);
+	r.addr = mpt_user_map(test, &file, 2 * PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, r.addr, 0UL);
+	r.mm = current->mm;
+	mmget(r.mm);
+	task = kthread_create(mpt_reader_fn, &r, "mpt_reader");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, task);
+	/* with two CPUs (7.x UML), read on the other one: a real race */
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu < nr_cpu_ids)
+		kthread_bind(task, cpu);
+	wake_up_process(task);
+	for (round = 0; round < 200; round++) {
+		mutex_lock(&ctx->lock);
+		page = ctx->table[1];
+		get_page(page);
+		mutex_unlock(&ctx->lock);
+		moved += mpt_move(page, round & 1 ? MIGRATE_SYNC :
+				  MIGRATE_ASYNC) == 0;
+		put_page(page);
+		/* let the reader run: UML on 6.1 has no preemption */
+		if (!(round % 8))
+			schedule_timeout_uninterruptible(1);
+	}
+	kthread_stop(task);
+	mmput(r.mm);
+	kunit_info(test, "%d migrations, %d reads, %d faults\n", moved, r.reads,
+		   atomic_read(&ctx->faults));
+	KUNIT_EXPECT_GT(test, moved, 0);
+	KUNIT_EXPECT_GT(test, r.reads, 0);
+	KUNIT_EXPECT_EQ(test, r.bad, 0);
+	KUNIT_EXPECT_EQ(test, r.errors, 0);
+	vm_munmap(r.addr, 2 * PAGE_SIZE);
+	fput(file);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[1], 1));
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_free_zaps_user_mapping(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct file *file = NULL;
+	struct page *pages[1];
+	unsigned long addr;
+	u32 val;
+	int i;
+
+	mpt_fill(test, 0, 3);
+	addr = mpt_user_map(test, &file, 3 * PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, mpt_user_word(addr, i, &val), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fault_entered), 3);
+
+	/* freed one by one and in a batch, with no zap by the driver */
+	movable_pool_free_page(ctx->pool, mpt_unlink(ctx, 1));
+	pages[0] = mpt_unlink(ctx, 2);
+	movable_pool_free_pages(ctx->pool, pages, 1);
+
+	/* no PTE is left on them: the access faults, and the driver refuses */
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 1, &val), -EFAULT);
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 2, &val), -EFAULT);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fault_entered), 5);
+	/* the page still in the pool kept its PTE */
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fault_entered), 5);
+	vm_munmap(addr, 3 * PAGE_SIZE);
+	fput(file);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).misuse, 0UL);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_private_mapping_refused(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned long addr, before = mpt_stats(ctx).misuse;
+	struct file *file;
+	u32 val;
+
+	mpt_fill(test, 0, 1);
+	/* movable_pool_mmap() refuses it */
+	addr = mpt_user_map_flags(test, &file, PAGE_SIZE, MAP_PRIVATE);
+	KUNIT_EXPECT_EQ(test, addr, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1UL);
+	if (file)
+		fput(file);
+
+	/* set up by hand, the fault refuses (vmf_insert_pfn() would BUG()) */
+	ctx->raw_mmap = true;
+	addr = mpt_user_map_flags(test, &file, PAGE_SIZE, MAP_PRIVATE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), -EFAULT);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 2UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 1);
+	vm_munmap(addr, PAGE_SIZE);
+	fput(file);
+	mpt_expect_idle(test, ctx);
+}
+
+static void test_fault_checks_index(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned long addr, before = mpt_stats(ctx).misuse;
+	struct file *file = NULL;
+	u32 val;
+
+	mpt_fill(test, 0, 3);
+	ctx->fault_shift = 1;	/* offset N served with the page of index N+1 */
+	addr = mpt_user_map(test, &file, 2 * PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), -EFAULT);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1UL);
+
+	ctx->fault_shift = 0;
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, mpt_word(0, 0));
+	vm_munmap(addr, 2 * PAGE_SIZE);
+	fput(file);
+	mpt_expect_idle(test, ctx);
+}
+
+static int mpt_async_read(struct mpt_async *a)
+{
+	u32 val = 0;
+	int ret;
+
+	kthread_use_mm(a->mm);
+	ret = mpt_user_word(a->addr, 0, &val);
+	kthread_unuse_mm(a->mm);
+	return ret ?: val != mpt_word(0, 0);
+}
+
+/*
+ * A fault that finds the page locked (being moved) waits without
+ * mmap_lock, as filemap_fault() does, so an mmap() or munmap() elsewhere
+ * is not held up behind a page lock (see "Lock order" in the header).
+ */
+static void test_fault_retries_without_mmap_lock(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_async reader = { .ctx = ctx };
+	struct file *file = NULL;
+	unsigned long deadline;
+	bool unlocked_mm = false;
+	struct page *page;
+
+	mpt_fill(test, 0, 1);
+	reader.addr = mpt_user_map(test, &file, PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, reader.addr, 0UL);
+	reader.mm = current->mm;
+	page = ctx->table[0];
+	lock_page(page);	/* as the migration core would */
+	mpt_async_start(test, &reader, mpt_async_read);
+
+	/* once the reader is in the fault, mmap_lock must be free */
+	deadline = jiffies + 10 * HZ;
+	while (!atomic_read(&ctx->fault_entered) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fault_entered), 1);
+	while (!unlocked_mm && time_before(jiffies, deadline)) {
+		msleep(20);
+		/* as mmap() would take it (6.12 has no mmap_write_trylock()) */
+		if (down_write_trylock(&reader.mm->mmap_lock)) {
+			up_write(&reader.mm->mmap_lock);
+			unlocked_mm = true;
+		}
+	}
+	KUNIT_EXPECT_TRUE(test, unlocked_mm);
+	KUNIT_EXPECT_FALSE(test, completion_done(&reader.done));
+	unlock_page(page);
+
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&reader.done, 10 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, reader.ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 2);	/* the retry */
+	vm_munmap(reader.addr, PAGE_SIZE);
+	fput(file);
+	mpt_expect_idle(test, ctx);
+}
+
+/*
+ * remove() while userspace still maps the device: destroy zaps what is
+ * mapped, and the file keeps the address_space until its release.
+ */
+static void test_destroy_with_live_mapping(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct file *file = NULL;
+	struct page *watch[2];
+	unsigned long addr;
+	u32 val;
+	int i;
+
+	mpt_fill_watched(test, watch, 2);
+	addr = mpt_user_map(test, &file, 2 * PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, mpt_user_word(addr, i, &val), 0);
+
+	/* the device goes: the driver forgets its pages, then the pool */
+	mpt_unlink(ctx, 0);
+	mpt_unlink(ctx, 1);
+	/* expected: one "misuse" warning, for the pages not freed */
+	KUNIT_EXPECT_EQ(test, mpt_destroy(test), 1UL);
+	mpt_expect_released(test, watch, 2);
+
+	/* the mapping is empty, and the driver's fault refuses */
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, mpt_user_word(addr, i, &val), -EFAULT);
+	/* the address_space outlives the pool: no use after free (KASAN) */
+	vm_munmap(addr, 2 * PAGE_SIZE);
+	fput(file);
+}
+
+/*
+ * A pool page mapped with vm_insert_page() would keep that mapping when it
+ * moves: either the kernel refuses the insertion (7.x: a typed page) or
+ * the library refuses to isolate the page.
+ */
+static void test_mapcount_page_not_isolated(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned long addr, before = mpt_stats(ctx).misuse;
+	struct file *file = NULL;
+	struct page *page;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	ctx->insert_page = true;
+	addr = mpt_user_map(test, &file, PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	if (ctx->insert_page_ret) {
+		kunit_info(test, "vm_insert_page() refused: %d\n",
+			   ctx->insert_page_ret);
+	} else {
+		KUNIT_EXPECT_TRUE(test, mp_page_user_mapped(page));
+		KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), -EBUSY);
+		KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1UL);
+		KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], page);
+	}
+	vm_munmap(addr, PAGE_SIZE);
+	fput(file);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+	/* once unmapped it moves as any other */
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), 0);
+	mpt_expect_idle(test, ctx);
+}
+
+static struct kunit_case movable_pool_user_mapping_cases[] = {
+	KUNIT_CASE(test_user_mapping_follows_migration),
+	KUNIT_CASE(test_user_faults_race_migration),
+	KUNIT_CASE(test_free_zaps_user_mapping),
+	KUNIT_CASE(test_private_mapping_refused),
+	KUNIT_CASE(test_fault_checks_index),
+	KUNIT_CASE(test_fault_retries_without_mmap_lock),
+	KUNIT_CASE(test_destroy_with_live_mapping),
+	KUNIT_CASE(test_mapcount_page_not_isolated),
+	{}
+};
+
+static struct kunit_suite movable_pool_user_mapping_suite = {
+	.name = "movable_pool_user_mapping",
+	.init = mpt_init,
+	.exit = mpt_exit,
+	.test_cases = movable_pool_user_mapping_cases,
+};
+
+kunit_test_suite(movable_pool_user_mapping_suite);
+
+MODULE_DESCRIPTION("KUnit tests for movable_pool: user mappings");
+MODULE_LICENSE("GPL");
