@@ -116,7 +116,9 @@ for kver in $MP_KVERS_ALL; do
 		status=1
 		continue
 	fi
+	# the library and every KUnit object the series adds
 	uml_w1 "$kver" "$MP_CACHE/linux-$kver-mp" \
-		"mm/movable_pool.o mm/movable_pool_kunit.o" mm/movable_pool
+		"mm/movable_pool.o $(cd "$MP_CACHE/linux-$kver-mp" &&
+			echo mm/movable_pool*_kunit.c | sed 's/\.c/.o/g')" mm/movable_pool
 done
 exit $status

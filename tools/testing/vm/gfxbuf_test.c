@@ -446,9 +446,11 @@ static int run_cases(const struct test_case *cases, unsigned int n)
 	for (i = 0; i < n; i++) {
 		before = *cases[i].fails;
 		cases[i].run();
-		failed += *cases[i].fails != before;
-		printf("%sok %u - %s\n", *cases[i].fails != before ? "not " : "",
-		       i + 1, cases[i].name);
+		if (*cases[i].fails != before) {
+			failed++;
+			printf("not ");
+		}
+		printf("ok %u - %s\n", i + 1, cases[i].name);
 		fflush(stdout);
 	}
 	return failed;
