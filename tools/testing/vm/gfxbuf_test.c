@@ -427,26 +427,26 @@ static void uapi_close_with_jobs(void)
 /*
  * Named cases, run in order and reported as TAP ("ok 3 - uapi_wait"), as
  * kselftest does; later cases may use what earlier ones set up. A case
- * fails by counting in *fails.
+ * fails by counting in *fails, the counter its run shares.
  */
 struct test_case {
 	const char *name;
 	void (*run)(void);
-	int *fails;
 };
 
-#define CASE(fn, counter)	{ #fn, fn, &(counter) }
+#define CASE(fn)	{ #fn, fn }
 
-static int run_cases(const struct test_case *cases, unsigned int n)
+static int run_cases(const struct test_case *cases, unsigned int n,
+		     const int *fails)
 {
 	unsigned int i, failed = 0;
 	int before;
 
 	printf("TAP version 13\n1..%u\n", n);
 	for (i = 0; i < n; i++) {
-		before = *cases[i].fails;
+		before = *fails;
 		cases[i].run();
-		if (*cases[i].fails != before) {
+		if (*fails != before) {
 			failed++;
 			printf("not ");
 		}
@@ -459,16 +459,16 @@ static int run_cases(const struct test_case *cases, unsigned int n)
 static int uapi_test(void)
 {
 	static const struct test_case cases[] = {
-		CASE(uapi_create_errors, uapi_failures),
-		CASE(uapi_submit_errors, uapi_failures),
-		CASE(uapi_wait, uapi_failures),
-		CASE(uapi_info_errors, uapi_failures),
-		CASE(uapi_mmap_errors, uapi_failures),
-		CASE(uapi_page_limit, uapi_failures),
-		CASE(uapi_close_with_jobs, uapi_failures),
+		CASE(uapi_create_errors),
+		CASE(uapi_submit_errors),
+		CASE(uapi_wait),
+		CASE(uapi_info_errors),
+		CASE(uapi_mmap_errors),
+		CASE(uapi_page_limit),
+		CASE(uapi_close_with_jobs),
 	};
 
-	run_cases(cases, ARRAY_SIZE(cases));
+	run_cases(cases, ARRAY_SIZE(cases), &uapi_failures);
 	printf("GFXBUF_RESULT status=%s mode=uapi failures=%d\n",
 	       uapi_failures ? "fail" : "ok", uapi_failures);
 	return !!uapi_failures;
@@ -699,13 +699,13 @@ static void pages_moved(void)
 int main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
-		CASE(create_scattered_bos, main_failures),
-		CASE(fill_bos, main_failures),
-		CASE(compact_under_traffic, main_failures),
-		CASE(verify_bytes, main_failures),
-		CASE(verify_checksums, main_failures),
-		CASE(verify_counters, main_failures),
-		CASE(pages_moved, main_failures),
+		CASE(create_scattered_bos),
+		CASE(fill_bos),
+		CASE(compact_under_traffic),
+		CASE(verify_bytes),
+		CASE(verify_checksums),
+		CASE(verify_counters),
+		CASE(pages_moved),
 	};
 	double t0 = now();
 
@@ -723,7 +723,7 @@ int main(int argc, char **argv)
 		die("open /dev/gfxbuf");
 	if (opt.uapi)
 		return uapi_test();
-	run_cases(cases, ARRAY_SIZE(cases));
+	run_cases(cases, ARRAY_SIZE(cases), &main_failures);
 
 	printf("GFXBUF_RESULT status=%s mode=%s huge_pages=%ld held_mib=%lu",
 	       main_failures ? "fail" : "ok", st.movable ? "movable" : "unmovable",
