@@ -5,13 +5,13 @@
  * movable_pool_kunit.h).
  */
 
-#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/kthread.h>
-#include <linux/rwsem.h>
 
 #include "movable_pool_kunit.h"
+
+#include <trace/events/movable_pool.h>
 
 static int mpt_migrate(struct movable_pool *pool, void *owner, pgoff_t index,
 		       struct page *dst, struct page *src,
@@ -119,9 +119,17 @@ void mpt_expect_fields(struct kunit *test, struct page *page, void *owner,
 	KUNIT_EXPECT_EQ(test, *mp_page_word(page), (unsigned long)index);
 }
 
+static void mpt_count_misuse(void *data, unsigned int pool, unsigned long site)
+{
+	struct mpt_ctx *ctx = data;
+
+	atomic_inc(&ctx->misuse);
+}
+
 int mpt_init(struct kunit *test)
 {
 	struct mpt_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	int ret;
 
 	if (!ctx)
 		return -ENOMEM;
@@ -129,9 +137,16 @@ int mpt_init(struct kunit *test)
 	mutex_init(&ctx->lock);
 	init_completion(&ctx->entered);
 	init_completion(&ctx->release);
+	/* cases run one at a time: whatever misuse is reported is theirs */
+	ret = register_trace_movable_pool_misuse(mpt_count_misuse, ctx);
+	if (ret)
+		return ret;
 	ctx->pool = movable_pool_create("kunit", &mpt_ops, ctx);
-	if (IS_ERR(ctx->pool))
+	if (IS_ERR(ctx->pool)) {
+		unregister_trace_movable_pool_misuse(mpt_count_misuse, ctx);
+		tracepoint_synchronize_unregister();
 		return PTR_ERR(ctx->pool);
+	}
 	test->priv = ctx;
 	return 0;
 }
@@ -141,12 +156,14 @@ void mpt_exit(struct kunit *test)
 	struct mpt_ctx *ctx = test->priv;
 	int i;
 
-	if (!ctx->pool)
-		return;
-	for (i = 0; i < MPT_PAGES; i++)
-		if (ctx->table[i])
-			movable_pool_free_page(ctx->pool, ctx->table[i]);
-	movable_pool_destroy(ctx->pool);
+	if (ctx->pool) {
+		for (i = 0; i < MPT_PAGES; i++)
+			if (ctx->table[i])
+				movable_pool_free_page(ctx->pool, ctx->table[i]);
+		movable_pool_destroy(ctx->pool);
+	}
+	unregister_trace_movable_pool_misuse(mpt_count_misuse, ctx);
+	tracepoint_synchronize_unregister();
 }
 
 /* Allocate table[first..first+n) with their patterns. */
@@ -259,68 +276,38 @@ void mpt_async_start(struct kunit *test, struct mpt_async *a,
 						       "mpt_async"));
 }
 
-int mpt_async_destroy(struct mpt_async *a)
+static int mpt_async_destroy(struct mpt_async *a)
 {
-	movable_pool_destroy(a->ctx->pool);
+	movable_pool_destroy(a->pool);
 	return 0;
 }
 
-/*
- * Start destroying the case's pool in another thread. Destroy counts its
- * misuse warnings in the pool's stats and then frees them with the pool,
- * so mpt_destroy_end() reads them in between: the test holds the lock of
- * the library's debugfs directory, where destroy then waits to remove the
- * pool's directory.
- */
+/* Start destroying the case's pool in another thread. */
 void mpt_destroy_begin(struct kunit *test, struct mpt_destroyer *d)
 {
 	struct mpt_ctx *ctx = test->priv;
-	struct task_struct *task;
 
 	d->async.ctx = ctx;
-	d->async.fn = mpt_async_destroy;
-	init_completion(&d->async.done);
-	d->misuse = mpt_stats(ctx).misuse;
-	d->dir = debugfs_lookup("movable_pool", NULL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d->dir);
-	inode_lock(d_inode(d->dir));
-	task = kthread_run(mpt_async_thread, &d->async, "mpt_destroy");
-	if (IS_ERR(task)) {
-		inode_unlock(d_inode(d->dir));
-		dput(d->dir);
-	}
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, task);
+	d->misuse = mpt_misuse(ctx);
+	/* destroy has the pool: the case's exit must not destroy it again */
+	d->async.pool = ctx->pool;
+	ctx->pool = NULL;
+	mpt_async_start(test, &d->async, mpt_async_destroy);
 }
 
 /*
- * Let the destroy mpt_destroy_begin() started finish. Returns how many
- * misuse warnings it counted, or ULONG_MAX (failing the case) if it never
- * reached the debugfs directory, where that count can be read.
+ * Wait for the destroy mpt_destroy_begin() started; returns the misuse it
+ * reported.
  */
-unsigned long mpt_destroy_end(struct kunit *test, struct mpt_destroyer *d)
+unsigned int mpt_destroy_end(struct kunit *test, struct mpt_destroyer *d)
 {
-	struct rw_semaphore *lock = &d_inode(d->dir)->i_rwsem;
-	unsigned long deadline = jiffies + 10 * HZ, misuse = ULONG_MAX;
-
-	/* nothing else takes this lock meanwhile: a waiter is destroy */
-	while (!rwsem_is_contended(lock) && !completion_done(&d->async.done) &&
-	       time_before(jiffies, deadline))
-		usleep_range(1000, 2000);
-	if (rwsem_is_contended(lock))
-		misuse = mpt_stats(d->async.ctx).misuse - d->misuse;
-	else
-		KUNIT_FAIL(test, "destroy did not wait at the library's debugfs directory");
-	inode_unlock(d_inode(d->dir));
-	dput(d->dir);
-	/* destroy has the pool: the case's exit must not destroy it again */
-	d->async.ctx->pool = NULL;
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&d->async.done, 10 * HZ),
 			0UL);
-	return misuse;
+	return mpt_misuse_since(d->async.ctx, d->misuse);
 }
 
-/* Destroy the case's pool; returns the misuse warnings destroy counted. */
-unsigned long mpt_destroy(struct kunit *test)
+/* Destroy the case's pool; returns the misuse destroy reported. */
+unsigned int mpt_destroy(struct kunit *test)
 {
 	struct mpt_destroyer d;
 

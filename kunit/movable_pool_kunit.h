@@ -43,6 +43,7 @@ struct mpt_ctx {
 	atomic_t gone;			/* routine found the page freed */
 	atomic_t faults;		/* user mapping faults served */
 	atomic_t fault_entered;		/* user mapping faults begun */
+	atomic_t misuse;		/* movable_pool_misuse events, any pool */
 
 	/* how the routine misbehaves */
 	int fail_with;
@@ -87,11 +88,19 @@ static inline struct movable_pool_stats mpt_stats(struct mpt_ctx *ctx)
 	return s;
 }
 
-/* Misuse warnings @ctx's pool has counted since it read @before. */
-static inline unsigned long mpt_misuse_since(struct mpt_ctx *ctx,
-					     unsigned long before)
+/*
+ * Misuse the library reported (its trace event, for any pool or none) since
+ * mpt_misuse() said @before.
+ */
+static inline unsigned int mpt_misuse(struct mpt_ctx *ctx)
 {
-	return mpt_stats(ctx).misuse - before;
+	return atomic_read(&ctx->misuse);
+}
+
+static inline unsigned int mpt_misuse_since(struct mpt_ctx *ctx,
+					    unsigned int before)
+{
+	return mpt_misuse(ctx) - before;
 }
 
 /* The errno an ERR_PTR() carries, or 0 for any other pointer. */
@@ -116,6 +125,7 @@ int mpt_move(struct page *page, enum migrate_mode mode);
 /* Run a step of a test in a thread of its own. */
 struct mpt_async {
 	struct mpt_ctx *ctx;
+	struct movable_pool *pool;	/* for steps that outlive ctx->pool */
 	struct page *page;
 	int ret;
 	int (*fn)(struct mpt_async *a);
@@ -126,22 +136,15 @@ struct mpt_async {
 
 void mpt_async_start(struct kunit *test, struct mpt_async *a,
 		     int (*fn)(struct mpt_async *a));
-int mpt_async_destroy(struct mpt_async *a);
 
-/*
- * movable_pool_destroy() of the case's pool in a thread of its own, for the
- * cases that count the misuse warnings destroy raises: see
- * mpt_destroy_begin(). Between begin and end a case makes no assertion
- * (KUNIT_ASSERT_*), which would leave a lock held.
- */
+/* movable_pool_destroy() of the case's pool in a thread of its own */
 struct mpt_destroyer {
-	struct mpt_async async;
-	struct dentry *dir;		/* the library's debugfs directory */
-	unsigned long misuse;		/* the pool's count before destroy */
+	struct mpt_async async;		/* .pool: the case's, taken from it */
+	unsigned int misuse;		/* mpt_misuse() before destroy */
 };
 
 void mpt_destroy_begin(struct kunit *test, struct mpt_destroyer *d);
-unsigned long mpt_destroy_end(struct kunit *test, struct mpt_destroyer *d);
-unsigned long mpt_destroy(struct kunit *test);
+unsigned int mpt_destroy_end(struct kunit *test, struct mpt_destroyer *d);
+unsigned int mpt_destroy(struct kunit *test);
 
 #endif /* _MOVABLE_POOL_KUNIT_H */

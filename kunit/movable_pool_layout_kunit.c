@@ -93,10 +93,13 @@ static void test_page_fields_cleared_on_free(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
 	struct page *page = mpt_fill_and_free_one(test);
+	unsigned int before = mpt_misuse(ctx);
 
 	mpt_expect_detached(test, page);
-	/* a "misuse" warning that no pool counts: the page has none now */
-	KUNIT_EXPECT_FALSE(test, movable_pool_pin(page) == 0);
+	/* expected: one "misuse" warning, in no pool's stats: the page has none */
+	KUNIT_EXPECT_EQ(test, movable_pool_pin(page), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1U);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).misuse, 0UL);
 	put_page(page);
 	mpt_expect_idle(test, ctx);
 }

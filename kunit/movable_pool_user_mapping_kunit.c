@@ -310,7 +310,8 @@ static void test_free_zaps_user_mapping(struct kunit *test)
 static void test_private_mapping_refused(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
-	unsigned long addr, before = mpt_stats(ctx).misuse;
+	unsigned int before = mpt_misuse(ctx);
+	unsigned long addr;
 	struct file *file;
 	u32 val;
 
@@ -318,7 +319,7 @@ static void test_private_mapping_refused(struct kunit *test)
 	/* movable_pool_mmap() refuses it */
 	addr = mpt_user_map_flags(test, &file, PAGE_SIZE, MAP_PRIVATE);
 	KUNIT_EXPECT_EQ(test, addr, 0UL);
-	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1UL);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1U);
 	if (file)
 		fput(file);
 
@@ -327,7 +328,7 @@ static void test_private_mapping_refused(struct kunit *test)
 	addr = mpt_user_map_flags(test, &file, PAGE_SIZE, MAP_PRIVATE);
 	KUNIT_ASSERT_NE(test, addr, 0UL);
 	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), -EFAULT);
-	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 2UL);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 2U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 1);
 	vm_munmap(addr, PAGE_SIZE);
 	fput(file);
@@ -337,7 +338,8 @@ static void test_private_mapping_refused(struct kunit *test)
 static void test_fault_checks_index(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
-	unsigned long addr, before = mpt_stats(ctx).misuse;
+	unsigned int before = mpt_misuse(ctx);
+	unsigned long addr;
 	struct file *file = NULL;
 	u32 val;
 
@@ -346,7 +348,7 @@ static void test_fault_checks_index(struct kunit *test)
 	addr = mpt_user_map(test, &file, 2 * PAGE_SIZE);
 	KUNIT_ASSERT_NE(test, addr, 0UL);
 	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), -EFAULT);
-	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1UL);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1U);
 
 	ctx->fault_shift = 0;
 	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), 0);
@@ -457,7 +459,8 @@ static void test_destroy_with_live_mapping(struct kunit *test)
 static void test_mapcount_page_not_isolated(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
-	unsigned long addr, before = mpt_stats(ctx).misuse;
+	unsigned int before = mpt_misuse(ctx);
+	unsigned long addr;
 	struct file *file = NULL;
 	struct page *page;
 
@@ -472,7 +475,7 @@ static void test_mapcount_page_not_isolated(struct kunit *test)
 	} else {
 		KUNIT_EXPECT_TRUE(test, mp_page_user_mapped(page));
 		KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), -EBUSY);
-		KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1UL);
+		KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1U);
 		KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], page);
 	}
 	vm_munmap(addr, PAGE_SIZE);

@@ -88,10 +88,12 @@ static struct vfsmount *mp_mnt;
 static int mp_mnt_count;
 static atomic_t mp_pool_ids = ATOMIC_INIT(0);
 
-static void mp_count_misuse(struct movable_pool *pool)
+/* Not inlined: the trace event names the check that called it. */
+static noinline void mp_count_misuse(struct movable_pool *pool)
 {
 	unsigned long flags;
 
+	trace_movable_pool_misuse(pool ? pool->id : 0, _RET_IP_);
 	if (!pool)
 		return;
 	spin_lock_irqsave(&pool->lock, flags);
@@ -99,7 +101,10 @@ static void mp_count_misuse(struct movable_pool *pool)
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
-/* A driver bug: counted in @pool's stats (if any), warned about once. */
+/*
+ * A driver bug: counted in @pool's stats (if any) and traced every time,
+ * warned about once.
+ */
 #define mp_misuse(pool, fmt, ...) do {					\
 	mp_count_misuse(pool);						\
 	WARN_ONCE(1, KBUILD_MODNAME ": misuse: " fmt, ##__VA_ARGS__);	\

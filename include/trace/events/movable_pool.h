@@ -96,6 +96,30 @@ DEFINE_EVENT(movable_pool_page, movable_pool_pin_busy,
 	TP_ARGS(pool, pfn)
 );
 
+/*
+ * A driver misused the API (the kernel warned once per kind of misuse, this
+ * fires every time). @pool is 0 when the call named no pool, @site the
+ * library's check that caught it.
+ */
+TRACE_EVENT(movable_pool_misuse,
+
+	TP_PROTO(unsigned int pool, unsigned long site),
+
+	TP_ARGS(pool, site),
+
+	TP_STRUCT__entry(
+		__field(unsigned int, pool)
+		__field(unsigned long, site)
+	),
+
+	TP_fast_assign(
+		__entry->pool = pool;
+		__entry->site = site;
+	),
+
+	TP_printk("pool=%u site=%pS", __entry->pool, (void *)__entry->site)
+);
+
 #endif /* _TRACE_MOVABLE_POOL_H */
 
 /* This part must be outside protection */
