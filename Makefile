@@ -17,6 +17,8 @@
 #                          both loaded in guests, apt remove --purge leaves nothing
 #   make docs              the guide as HTML (Sphinx + kernel-doc), in the cache
 #   make series            regenerate patches/7.x from these sources
+#   make kernel [KVER=7.2] the patched 7.x guest kernel: patches/7.x on Debian's
+#                          source with Debian's config, reduced (cached)
 #   make lint              checkpatch, kernel-doc, W=1 + sparse builds
 #   make vmtest [KVER=]    gfxbuf tests in qemu guests running Debian kernels
 #                          (KVER=6.12-checked: our KASAN/lockdep/kmemleak build)
@@ -31,8 +33,8 @@
 #                          virtio_balloon; writes bench/RESULTS.md (~30 min)
 #   make clean             drop modules, initramfs images and guest logs built from this tree
 #
-# KVER is 5.10, 6.1, 6.12 or 7.2 (kunit only, and modules to see it refuse);
-# unset means all that apply. Caches live in ~/.cache/movable_pool
+# KVER is 5.10, 6.1, 6.12 or 7.2 (the patched kernel; 7.2-debian is Debian's
+# own, for the balloon's before and after); unset means all that apply. Caches live in ~/.cache/movable_pool
 # (override with MP_CACHE=).
 
 KVER ?=
@@ -40,7 +42,7 @@ DURATION ?= 600
 T := tools/testing
 MP_CACHE_DIR := $(or $(MP_CACHE),$(HOME)/.cache/movable_pool)
 
-.PHONY: all demo check modules kunit lint vmtest stress bench docs dkms-check deb deb-check series clean
+.PHONY: all demo check modules kunit lint vmtest stress bench docs dkms-check deb deb-check series kernel clean
 
 all: modules
 
@@ -70,6 +72,9 @@ bench:
 
 docs:
 	@bash tools/docs/docs.sh
+
+kernel:
+	@bash $(T)/kernel/build.sh $(or $(KVER),7.2)
 
 dkms-check:
 	@bash $(T)/dkms.sh

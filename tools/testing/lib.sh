@@ -190,6 +190,51 @@ mp_checked_tree() {
 	echo "$build"
 }
 
+# Print the build directory of the patched guest kernel for $1 (7.2):
+# patches/7.x applied to Debian's linux-source (tools/upstream/apply-series.sh)
+# and built with Debian's own config for that kernel, reduced by
+# tools/testing/kernel/$1.modules (localmodconfig keeps only those modules)
+# and $1.config. A new series or config rebuilds what changed, in place.
+mp_patched_tree() {
+	local kver=$1 build=$MP_CACHE/kernel-$1 dir=$MP_REPO/tools/testing/kernel
+	local abi config key
+	key=$(cat "$MP_REPO"/patches/7.x/0*.patch "$dir/$kver.config" \
+		"$dir/$kver.modules" | sha256sum | cut -c1-16)
+	if [ -f "$build/.mp-key" ] && [ "$(cat "$build/.mp-key")" = "$key" ]; then
+		echo "$build"
+		return
+	fi
+	bash "$MP_REPO/tools/upstream/apply-series.sh" "$kver" >&2 || return 1
+	config=$(mp_headers "$kver")/.config || return 1
+	mkdir -p "$build"
+	if ! cmp -s "$dir/$kver.config" "$build/.mp-config" ||
+	   ! cmp -s "$dir/$kver.modules" "$build/.mp-modules"; then
+		mp_log "configuring the patched $kver kernel from Debian's config"
+		cp "$config" "$build/.config"
+		{ make -C "$MP_CACHE/linux-$kver-mp" O="$build" \
+			LSMOD="$dir/$kver.modules" localmodconfig < /dev/null &&
+		  (cd "$build" && "$MP_CACHE/linux-$kver-mp/scripts/kconfig/merge_config.sh" \
+			-m .config "$dir/$kver.config") &&
+		  make -C "$MP_CACHE/linux-$kver-mp" O="$build" olddefconfig; } \
+			> "$build/config.log" 2>&1 || {
+			tail -20 "$build/config.log" >&2
+			mp_die "configuring the $kver kernel failed"
+		}
+		cp "$dir/$kver.config" "$build/.mp-config"
+		cp "$dir/$kver.modules" "$build/.mp-modules"
+	fi
+	mp_log "building the patched $kver kernel (about N minutes the first time)"
+	abi=${MP_PIN[$kver]}
+	if ! make -C "$MP_CACHE/linux-$kver-mp" O="$build" -j"$(nproc)" \
+		LOCALVERSION= KERNELRELEASE="$abi-mp" bzImage modules \
+		> "$build/build.log" 2>&1; then
+		tail -30 "$build/build.log" >&2
+		mp_die "$kver kernel build failed"
+	fi
+	echo "$key" > "$build/.mp-key"
+	echo "$build"
+}
+
 # Print the path of Debian's amd64 headers for $1, ready for M= builds.
 mp_headers() {
 	local kver=$1 abi root hdrs

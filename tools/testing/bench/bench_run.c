@@ -43,12 +43,25 @@ static void run(const char *cmd)
 		die(cmd);
 }
 
+/* The library is a module, or built in (7.x, where it is in-tree). */
+static void lib_load(void)
+{
+	if (!access("/movable_pool.ko", F_OK))
+		run("insmod /movable_pool.ko");
+}
+
+static void lib_unload(void)
+{
+	if (!access("/movable_pool.ko", F_OK))
+		run("rmmod movable_pool");
+}
+
 static void driver_hold(unsigned long pages, unsigned int keep_pct)
 {
 	char cmd[256];
 
 	/* bench_driver.ko links against it, whatever its kind */
-	run("insmod /movable_pool.ko");
+	lib_load();
 	snprintf(cmd, sizeof(cmd),
 		 "insmod /bench_driver.ko kind=%s pages=%lu keep_pct=%u seed=%lu",
 		 opt.kind, pages, keep_pct, opt.seed);
@@ -66,7 +79,7 @@ static void driver_verify(unsigned long *checked, unsigned long *bad,
 		die("bench_driver/verify");
 	fclose(f);
 	run("rmmod bench_driver");
-	run("rmmod movable_pool");
+	lib_unload();
 }
 
 /* Every CPU reads bench_driver/micro at the same time. */
@@ -78,7 +91,7 @@ static int run_micro(void)
 	ssize_t n;
 	int fd;
 
-	run("insmod /movable_pool.ko");
+	lib_load();
 	run("insmod /bench_driver.ko kind=pool pages=256 keep_pct=100");
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		if (fork())
@@ -100,7 +113,7 @@ static int run_micro(void)
 	while (wait(&status) > 0)
 		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
 	run("rmmod bench_driver");
-	run("rmmod movable_pool");
+	lib_unload();
 	printf("BENCH_RESULT status=%s kind=micro cpus=%d\n", bad ? "fail" : "ok",
 	       ncpu);
 	return bad;

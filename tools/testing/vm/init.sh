@@ -26,12 +26,15 @@ fuzz=$(arg mpfuzz)
 echo "MP_GUEST kernel=$(uname -r) scenario=$scenario cpus=$(nproc) mem_kb=$(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 
 rc=0
+# the library: a module, or built in (7.x, where it is in-tree)
+lib_in() { [ ! -e /movable_pool.ko ] || insmod /movable_pool.ko; }
+lib_out() { [ ! -e /movable_pool.ko ] || rmmod movable_pool; }
 # gfxbuf, or unmovable_gfxbuf: the same driver without movable_pool
 drv=gfxbuf
 load() {
 	# the scenarios hold up to 7/8 of RAM (gfxbuf's default limit is 3/4)
 	limit=$(($(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo) * 7 / 32))
-	insmod /movable_pool.ko && insmod /$drv.ko max_total_pages=$limit ||
+	lib_in && insmod /$drv.ko max_total_pages=$limit ||
 		{ echo "MP_STEP insmod=fail"; rc=1; }
 }
 # bad input and closing with jobs queued, then the fuzzer, under a small
@@ -44,7 +47,7 @@ uapi() {
 }
 unload() {
 	# every BO was freed when the test exited; the pools must be empty
-	rmmod $drv && rmmod movable_pool && echo "MP_STEP rmmod=ok" ||
+	rmmod $drv && lib_out && echo "MP_STEP rmmod=ok" ||
 		{ echo "MP_STEP rmmod=fail"; rc=1; }
 }
 
@@ -113,11 +116,11 @@ stress)
 dkms)
 	# make dkms-check put the DKMS-built library and a driver built
 	# against it here: load them, compact, read the pool's counters
-	insmod /movable_pool.ko && insmod /movable_pool_minimal.ko || rc=1
+	lib_in && insmod /movable_pool_minimal.ko || rc=1
 	echo 1 > /proc/sys/vm/compact_memory
 	stats=$(cat /sys/kernel/debug/movable_pool/minimal-*/stats 2>/dev/null)
 	echo "MP_STEP dkms_pages=$(echo "$stats" | sed -n 's/^pages //p') dkms_migrated=$(echo "$stats" | sed -n 's/^migrated //p')"
-	[ -n "$stats" ] && rmmod movable_pool_minimal && rmmod movable_pool || rc=1
+	[ -n "$stats" ] && rmmod movable_pool_minimal && lib_out || rc=1
 	[ $rc = 0 ] && echo "MP_STEP dkms=ok"
 	;;
 balloon)
@@ -128,11 +131,12 @@ balloon)
 	done
 	case $args in
 	*--driver=virtio*) mods=virtio_balloon; insmod /virtio/virtio_balloon.ko || rc=1 ;;
-	*) mods="mp_balloon movable_pool"; insmod /movable_pool.ko && insmod /mp_balloon.ko || rc=1 ;;
+	*) mods=mp_balloon; lib_in && insmod /mp_balloon.ko || rc=1 ;;
 	esac
 	[ $rc = 0 ] && { /balloon_guest $args || rc=1; }
 	# both must let go of the device and their pages
 	for m in $mods; do rmmod $m || rc=1; done
+	[ "$mods" = virtio_balloon ] || lib_out || rc=1
 	;;
 bench)
 	# one point of make bench; bench_run loads and unloads what it needs

@@ -8,12 +8,32 @@ mp_need_vm_tools() {
 	mp_need_pkgs qemu-system-x86 busybox-static libc6-dev
 }
 
-# Print the path of Debian's amd64 kernel image for $1.
+# Print the path of the amd64 kernel image for $1: Debian's, or for 7.x
+# the patched kernel (7.2) beside Debian's own (7.2-debian).
 mp_vmlinuz() {
 	local kver=$1 abi root
 	case $kver in
 	*-checked|*-kcsan)	# our own builds of Debian's source
 		root=$(mp_checked_tree "${kver%-*}" "${kver##*-}") || return 1
+		echo "$root/arch/x86/boot/bzImage"
+		return
+		;;
+	7.*-debian)	# Debian splits 7.x: the image, and its modules
+		kver=${kver%-debian}
+		abi=$(mp_abi "$kver")
+		root=$MP_CACHE/image-$abi
+		if [ ! -f "$root/.mp-ready" ]; then
+			mp_log "fetching Debian $abi kernel image and modules"
+			rm -rf "$root"
+			mp_fetch_deb "linux-binary-$abi-amd64" "$root" "${MP_SUITE[$kver]}"
+			mp_fetch_deb "linux-modules-$abi-amd64" "$root" "${MP_SUITE[$kver]}"
+			touch "$root/.mp-ready"
+		fi
+		echo "$root/usr/lib/modules/$abi-amd64/vmlinuz"
+		return
+		;;
+	7.*)
+		root=$(mp_patched_tree "$kver") || return 1
 		echo "$root/arch/x86/boot/bzImage"
 		return
 		;;
@@ -35,9 +55,12 @@ mp_vmlinuz() {
 # load order, and the kernel's own balloon driver to compare with.
 mp_virtio_modules() {
 	local kver=$1 dir=$2 image m f n=0 out
-	case $kver in *-checked|*-kcsan) return 0 ;; esac
-	image=$(mp_vmlinuz "$kver") || return 1
-	image=${image%/boot/*}
+	case $kver in
+	*-checked|*-kcsan) return 0 ;;
+	7.*-debian) image=$(mp_vmlinuz "$kver") || return 1; image=${image%/usr/*} ;;
+	7.*) image=$(mp_patched_tree "$kver") || return 1 ;;
+	*) image=$(mp_vmlinuz "$kver") || return 1; image=${image%/boot/*} ;;
+	esac
 	mkdir -p "$dir"
 	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev \
 		virtio_pci virtio_balloon; do
@@ -56,26 +79,41 @@ mp_virtio_modules() {
 	done
 }
 
-# Build the guest's initramfs for $1 and print its path.
-mp_initramfs() {
-	local kver=$1 mods dir out
+# Copy the modules built for $1 (mp_build_modules) into $2. Debian's 7.x
+# can run none of them: its guests run the kernel's own drivers only.
+mp_initramfs_modules() {
+	local kver=$1 dir=$2 mods
+	case $kver in 7.*-debian) return 0 ;; esac
 	mods=$(mp_build_modules "$kver" 2>"$MP_CACHE/modules-$kver.log") || {
 		cat "$MP_CACHE/modules-$kver.log" >&2
 		return 1
 	}
+	cp "$mods/samples/movable_pool/gfxbuf.ko" \
+		"$mods/samples/movable_pool/movable_pool_minimal.ko" \
+		"$mods/samples/movable_pool/unmovable/unmovable_gfxbuf.ko" "$dir/" ||
+		return 1
+	# 7.x has the library built in (init.sh loads it where it is a module)
+	case $kver in
+	7.*) ;;
+	*) cp "$mods/movable_pool.ko" "$dir/" || return 1 ;;
+	esac
+	# kernels built without virtio have no balloon sample
+	cp "$mods/samples/movable_pool/mp_balloon.ko" "$dir/" 2>/dev/null
+	# make bench's driver exists for the kernels it measures (not 7.x)
+	cp "$mods/tools/testing/bench/bench_driver.ko" "$dir/" 2>/dev/null
+	return 0
+}
+
+# Build the guest's initramfs for $1 and print its path.
+mp_initramfs() {
+	local kver=$1 dir out
 	dir=$MP_CACHE/initramfs-$kver
 	out=$MP_CACHE/initramfs-$kver.cpio.gz
 	rm -rf "$dir"
 	mkdir -p "$dir/bin" "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp"
 	cp /bin/busybox "$dir/bin/busybox"
-	cp "$mods/movable_pool.ko" "$mods/samples/movable_pool/gfxbuf.ko" \
-		"$mods/samples/movable_pool/movable_pool_minimal.ko" \
-		"$mods/samples/movable_pool/unmovable/unmovable_gfxbuf.ko" "$dir/"
-	# kernels built without virtio have no balloon sample
-	cp "$mods/samples/movable_pool/mp_balloon.ko" "$dir/" 2>/dev/null
+	mp_initramfs_modules "$kver" "$dir" || return 1
 	mp_virtio_modules "$kver" "$dir/virtio" || return 1
-	# make bench's driver exists for the kernels it measures
-	cp "$mods/tools/testing/bench/bench_driver.ko" "$dir/" 2>/dev/null
 	gcc -static -O2 -pthread -Wall -o "$dir/gfxbuf_test" \
 		"$MP_REPO/tools/testing/vm/gfxbuf_test.c" || return 1
 	gcc -static -O2 -Wall -o "$dir/bench_run" \

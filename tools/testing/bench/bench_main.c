@@ -7,7 +7,8 @@
  *   kind=pool        movable_pool pages; the routine repoints the table
  *   kind=handrolled  its own struct movable_operations, the table slot in
  *                    page->private, nothing else per page: the least a
- *                    driver can do on 6.0-6.16
+ *                    driver can do on 6.0-6.16 (bench_handrolled.c; not
+ *                    on 7.x, where only in-tree code can)
  *   kind=unmovable   alloc_page(GFP_KERNEL), as drivers do today
  *
  * At load it allocates @pages pages, fills each with a pattern, and frees
@@ -32,6 +33,8 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "bench_driver.h"
+
 static char *kind = "pool";
 module_param(kind, charp, 0444);
 MODULE_PARM_DESC(kind, "pool, handrolled or unmovable");
@@ -51,7 +54,6 @@ static enum bench_kind bench_kind;
 static struct page **table;		/* NULL where a hole was made */
 static DEFINE_MUTEX(table_lock);	/* the "driver lock": guards table[] */
 static struct movable_pool *pool;
-static atomic_long_t handrolled_migrated;
 static struct dentry *debugfs_dir;
 
 static u32 bench_word(unsigned long slot, unsigned int i)
@@ -82,8 +84,8 @@ static bool bench_page_ok(struct page *page, unsigned long slot)
 }
 
 /* Repoint table[slot] from @src to @dst, as any driver's routine would. */
-static int bench_repoint(unsigned long slot, struct page *dst,
-			 struct page *src, enum migrate_mode mode)
+int bench_repoint(unsigned long slot, struct page *dst, struct page *src,
+		  enum migrate_mode mode)
 {
 	if (mode == MIGRATE_ASYNC) {
 		if (!mutex_trylock(&table_lock))
@@ -112,43 +114,6 @@ static const struct movable_pool_ops bench_pool_ops = {
 	.migrate = bench_pool_migrate,
 };
 
-/* The hand-rolled kind: the interface every in-tree user writes anew. */
-static bool handrolled_isolate(struct page *page, isolate_mode_t mode)
-{
-	return true;
-}
-
-static void handrolled_putback(struct page *page)
-{
-}
-
-static const struct movable_operations handrolled_mops;
-
-static int handrolled_migrate(struct page *dst, struct page *src,
-			      enum migrate_mode mode)
-{
-	unsigned long slot = page_private(src);
-	int ret;
-
-	ret = bench_repoint(slot, dst, src, mode);
-	if (ret)
-		return ret;
-	get_page(dst);
-	set_page_private(dst, slot);
-	__SetPageMovable(dst, &handrolled_mops);
-	__ClearPageMovable(src);
-	set_page_private(src, 0);
-	put_page(src);
-	atomic_long_inc(&handrolled_migrated);
-	return MIGRATEPAGE_SUCCESS;
-}
-
-static const struct movable_operations handrolled_mops = {
-	.isolate_page	= handrolled_isolate,
-	.migrate_page	= handrolled_migrate,
-	.putback_page	= handrolled_putback,
-};
-
 static struct page *bench_alloc(unsigned long slot)
 {
 	struct page *page;
@@ -159,14 +124,7 @@ static struct page *bench_alloc(unsigned long slot)
 					       slot);
 		return IS_ERR(page) ? NULL : page;
 	case BENCH_HANDROLLED:
-		page = alloc_page(GFP_HIGHUSER_MOVABLE);
-		if (page) {
-			lock_page(page);
-			set_page_private(page, slot);
-			__SetPageMovable(page, &handrolled_mops);
-			unlock_page(page);
-		}
-		return page;
+		return handrolled_alloc(slot);
 	default:
 		return alloc_page(GFP_KERNEL);
 	}
@@ -188,11 +146,7 @@ static void bench_free(unsigned long slot)
 		movable_pool_free_page(pool, page);
 		break;
 	case BENCH_HANDROLLED:
-		lock_page(page);
-		__ClearPageMovable(page);
-		set_page_private(page, 0);
-		unlock_page(page);
-		put_page(page);
+		handrolled_free(page);
 		break;
 	default:
 		__free_page(page);
@@ -208,7 +162,7 @@ static unsigned long bench_migrated(void)
 		movable_pool_get_stats(pool, &s);
 		return s.migrated;
 	case BENCH_HANDROLLED:
-		return atomic_long_read(&handrolled_migrated);
+		return handrolled_migrated();
 	default:
 		return 0;
 	}
@@ -341,7 +295,7 @@ static int __init bench_init(void)
 
 	if (!strcmp(kind, "pool"))
 		bench_kind = BENCH_POOL;
-	else if (!strcmp(kind, "handrolled"))
+	else if (!strcmp(kind, "handrolled") && BENCH_HAVE_HANDROLLED)
 		bench_kind = BENCH_HANDROLLED;
 	else if (!strcmp(kind, "unmovable"))
 		bench_kind = BENCH_UNMOVABLE;
