@@ -27,7 +27,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 # the kernels whose figures bench/RESULTS.md reports
-MP_KVERS=${MP_KVERS:-"6.1 6.12"}
+MP_KVERS=${MP_KVERS:-"6.1 6.12 7.2"}
 . "$here/../modules.sh"
 . "$here/../vm/vm.sh"
 
@@ -52,12 +52,16 @@ fi
 run_kernel() {
 	local kver=$1 pct boot kind log
 	local pts=$WORK/points-$kver.txt
-	local n=0 total=$((BOOTS + BOOTS * 4 * $(echo "$PCTS" | wc -w)))
+	local n=0 total
 
 	: > "$pts"
+	# from 6.17 no module can hand-roll movable pages
+	local kinds=$KINDS
+	case $kver in 7.*) kinds=${KINDS/handrolled /} ;; esac
+	total=$((BOOTS + BOOTS * $(echo "$kinds" | wc -w) * $(echo "$PCTS" | wc -w)))
 	for boot in $(seq 1 "$BOOTS"); do
 		for pct in none $PCTS; do
-			for kind in $KINDS; do
+			for kind in $kinds; do
 				if [ "$pct" = none ]; then
 					kind=none
 					pct=0
@@ -110,6 +114,8 @@ run_smp() {
 
 # Both balloon drivers on one kernel, a guest per seed and driver; the
 # BALLOON_RUN lines go to balloon-KVER.txt, the rest to a log per seed.
+# On 7.x also the kernel's own virtio_balloon on Debian's unpatched
+# kernel: the balloon before patches/7.x put it on movable_pool.
 run_balloon() {
 	local kver=$1 seed
 	for seed in $BALLOON_SEEDS; do
@@ -118,6 +124,15 @@ run_balloon() {
 		MP_BALLOON_SEED=$seed bash "$here/../vm/balloon.sh" \
 			--drivers="mp virtio" "$kver" 2> "$WORK/balloon-$kver-$seed.log" |
 			grep '^BALLOON_RUN'
+		case $kver in
+		7.*)
+			MP_BALLOON_MEM=2048 MP_BALLOON_MIB=1024 MP_BALLOON_TRIES=3 \
+			MP_BALLOON_SEED=$seed bash "$here/../vm/balloon.sh" \
+				--drivers=virtio "$kver-debian" \
+				2> "$WORK/balloon-$kver-debian-$seed.log" |
+				grep '^BALLOON_RUN'
+			;;
+		esac
 	done > "$WORK/balloon-$kver.txt"
 }
 

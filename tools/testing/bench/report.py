@@ -73,6 +73,10 @@ class Bench:
                             if p["kind"] != "none"})
         self.metrics = []
 
+    def kinds(self, kernel):
+        """The held kinds measured on @kernel: no hand-rolled one on 7.x."""
+        return [k for k in KINDS[1:] if self.select(kernel, k)]
+
     def select(self, kernel, kind, pct=None):
         return [p for p in self.points if p["kernel"] == kernel and
                 p["kind"] == kind and (pct is None or p["held_pct"] == pct)]
@@ -107,7 +111,7 @@ class Bench:
                 "sunreclaim": self.stat(k, "none", 0, "sunreclaim", "MiB",
                                         lambda p: p["sunreclaim_kb"] / 1024),
             }
-            for kind in KINDS[1:]:
+            for kind in self.kinds(k):
                 for pct in self.pcts:
                     lim = lambda p, k=k: self.limit(k, p)
                     table[(k, kind, pct)] = {
@@ -215,7 +219,7 @@ def balloon_section(runs, w):
         return
     t = balloon_table(runs)
     w("")
-    w("## Virtio balloon: mp_balloon against Debian's virtio_balloon")
+    w("## Virtio balloon: mp_balloon, virtio_balloon, and the balloon on movable_pool")
     w("")
     w("`tools/testing/vm/balloon.sh --drivers=\"mp virtio\"` in 2 GiB "
       "guests with QEMU's `virtio-balloon-pci`, one run per seed and "
@@ -234,51 +238,82 @@ def balloon_section(runs, w):
       "driver keeps a record per page: mp_balloon deflates with "
       "`movable_pool_take_pages()`, virtio_balloon links its pages through "
       "`page->lru`. Runs count as passed only "
-      "with the host's frame checks (balloon_host.py) passed too. Median "
-      "(min–max).")
-    rows = (("huge pages while inflated", "huge", 0),
-            ("inflate, s per GiB", "inflate", 2),
-            ("deflate, s per GiB", "deflate", 2),
-            ("balloon pages migrated (compaction)", "compaction", 0),
-            ("balloon pages migrated (whole run)", "migrated", 0))
+      "with the host's frame checks (balloon_host.py) passed too. On 7.2 "
+      "the same in-tree virtio_balloon runs on Debian's own kernel "
+      "(`mm/balloon.c`, 7.2-debian) and on the patched one, where "
+      "patches/7.x puts the balloon on movable_pool. Median (min–max).")
+    for title, a, b in balloon_pairs(runs):
+        balloon_pair_table(t, title, a, b, w)
+
+
+BALLOON_ROWS = (("huge pages while inflated", "huge", 0),
+                ("inflate, s per GiB", "inflate", 2),
+                ("deflate, s per GiB", "deflate", 2),
+                ("balloon pages migrated (compaction)", "compaction", 0),
+                ("balloon pages migrated (whole run)", "migrated", 0))
+
+
+def balloon_pairs(runs):
+    """What is compared with what: (title, (kernel, driver, name) x 2).
+    mp_balloon against virtio_balloon on each kernel that ran both, and on
+    7.x virtio_balloon on the patched kernel (the balloon on movable_pool)
+    against Debian's own (mm/balloon.c)."""
+    pairs = []
     for k in sorted(runs):
-        w("")
-        w("Linux %s" % k)
-        w("")
-        w("| | mp_balloon (movable_pool) | virtio_balloon |")
-        w("|---|---|---|")
-        mp, vb = t[(k, "mp")], t[(k, "virtio")]
-        w("| runs passed | %d of %d | %d of %d |" % (
-            mp["ok"], mp["runs"], vb["ok"], vb["runs"]))
-        if not (mp["ok"] and vb["ok"]):
-            continue
-        for what, key, digits in rows:
-            w("| %s | %s | %s |" % (what, fmt(mp[key], digits),
-                                    fmt(vb[key], digits)))
+        drivers = {r.get("driver") for r in runs[k]}
+        if {"mp", "virtio"} <= drivers:
+            pairs.append(("Linux %s: mp_balloon against virtio_balloon" % k,
+                          (k, "mp", "mp_balloon (movable_pool)"),
+                          (k, "virtio", "virtio_balloon")))
+        if k + "-debian" in runs:
+            pairs.append(("Linux %s: the kernel's balloon on movable_pool "
+                          "(patches/7.x) against Debian's own" % k,
+                          (k, "virtio", "virtio_balloon, balloon on "
+                           "movable_pool"),
+                          (k + "-debian", "virtio", "virtio_balloon, Debian's "
+                           "mm/balloon.c")))
+    return pairs
+
+
+def balloon_pair_table(t, title, a, b, w):
+    w("")
+    w(title)
+    w("")
+    w("| | %s | %s |" % (a[2], b[2]))
+    w("|---|---|---|")
+    ra, rb = t[a[:2]], t[b[:2]]
+    w("| runs passed | %d of %d | %d of %d |" % (
+        ra["ok"], ra["runs"], rb["ok"], rb["runs"]))
+    if not (ra["ok"] and rb["ok"]):
+        return
+    for what, key, digits in BALLOON_ROWS:
+        w("| %s | %s | %s |" % (what, fmt(ra[key], digits),
+                                fmt(rb[key], digits)))
 
 
 def balloon_targets(runs):
     """Equal huge pages and no slower, each within the runs' spread."""
     rows = []
     t = balloon_table(runs)
-    for k in sorted(runs):
-        mp, vb = t[(k, "mp")], t[(k, "virtio")]
-        if not (mp["ok"] and vb["ok"]):
-            rows.append("| mp_balloon runs | %s | %d of %d passed | %s |" % (
-                k, mp["ok"], mp["runs"], "**not met**"))
+    for title, a, b in balloon_pairs(runs):
+        ra, rb = t[a[:2]], t[b[:2]]
+        name_a, name_b = a[2], b[2]
+        if not (ra["ok"] and rb["ok"]):
+            rows.append("| %s runs | %s | %d of %d passed | %s |" % (
+                name_a, a[0], ra["ok"], ra["runs"], "**not met**"))
             continue
         for what, key, better in (
                 ("huge pages while inflated", "huge", max),
                 ("inflate time per GiB", "inflate", min),
                 ("deflate time per GiB", "deflate", min)):
-            m, v = mp[key]["median"], vb[key]
-            # within the spread: not worse than virtio_balloon's worst run
+            m, v = ra[key]["median"], rb[key]
+            # within the spread: not worse than the other's worst run
             worst = v["min"] if better is max else v["max"]
             ok = better(m, worst) == m
-            rows.append("| mp_balloon %s ≈ virtio_balloon (median within "
-                        "its range, or better) | %s | %.4g vs %.4g (%.4g–%.4g) | %s |"
-                        % (what, k, m, v["median"], v["min"], v["max"],
-                           "met" if ok else "**not met**"))
+            rows.append("| %s: %s ≈ %s (median within its range, or "
+                        "better) | %s | %.4g vs %.4g (%.4g–%.4g) | %s |"
+                        % (what, name_a, name_b, a[0], m, v["median"],
+                           v["min"], v["max"], "met" if ok else "**not met**"))
     return rows
 
 
@@ -332,16 +367,16 @@ def plot(bench, table, out_dir):
     for k in bench.kernels:
         dat = os.path.join(out_dir, "huge-pages-%s.dat" % k)
         with open(dat, "w") as f:
-            f.write("# held_pct limit " + " ".join(KINDS[1:]) + "\n")
+            f.write("# held_pct limit " + " ".join(bench.kinds(k)) + "\n")
             for pct in bench.pcts:
                 row = [str(pct), "%.1f" % table[(k, "pool", pct)]["limit"]["median"]]
-                for kind in KINDS[1:]:
+                for kind in bench.kinds(k):
                     row.append("%g" % table[(k, kind, pct)]["huge"]["median"])
                 f.write(" ".join(row) + "\n")
         png = os.path.join(out_dir, "huge-pages-%s.png" % k)
         lines = ['"%s" using 1:2 with lines dashtype 2 lw 2 lc rgb "black" '
                  'title "limit (no driver - held)"' % dat]
-        for i, kind in enumerate(KINDS[1:]):
+        for i, kind in enumerate(bench.kinds(k)):
             lines.append('"%s" using 1:%d with linespoints lw 2 pt %d '
                          'title "%s"' % (dat, i + 3, i + 5, LABEL[kind]))
         script = "\n".join([
@@ -374,11 +409,13 @@ def targets(bench, table, kunit):
         t = lambda kind: table[(k, kind, 40)]
         if 40 not in bench.pcts:
             continue
-        pool, hand, anon = (t(x)["huge"]["median"] for x in
-                            ("pool", "handrolled", "anon"))
-        unmov = t("unmovable")["huge"]["median"]
-        row("movable_pool ≥ hand-rolled (40% held, median huge pages)", k,
-            "%g vs %g" % (pool, hand), pool >= hand)
+        has_hand = "handrolled" in bench.kinds(k)
+        pool, anon, unmov = (t(x)["huge"]["median"] for x in
+                             ("pool", "anon", "unmovable"))
+        if has_hand:
+            hand = t("handrolled")["huge"]["median"]
+            row("movable_pool ≥ hand-rolled (40% held, median huge pages)",
+                k, "%g vs %g" % (pool, hand), pool >= hand)
         row("movable_pool ≥ anon LRU (40% held)", k,
             "%g vs %g" % (pool, anon), pool >= anon)
         pl = t("pool")["pct_limit"]["median"]
@@ -390,9 +427,11 @@ def targets(bench, table, kunit):
             unmov == 0 or pool >= 4 * unmov,
             "movable_pool is at the limit (%.0f); 4× would need unmovable "
             "≤ %.0f, it got %g" % (lim, lim / 4, unmov))
-        sp, sh = t("pool")["sunreclaim"]["median"], t("handrolled")["sunreclaim"]["median"]
-        row("SUnreclaim: movable_pool ≤ hand-rolled + 1 MiB (40% held)", k,
-            "%.1f vs %.1f MiB" % (sp, sh), sp <= sh + 1)
+        if has_hand:
+            sp = t("pool")["sunreclaim"]["median"]
+            sh = t("handrolled")["sunreclaim"]["median"]
+            row("SUnreclaim: movable_pool ≤ hand-rolled + 1 MiB (40% held)",
+                k, "%.1f vs %.1f MiB" % (sp, sh), sp <= sh + 1)
         up, ua = t("pool")["us_per_page"], t("anon")["us_per_page"]
         if up and ua:
             r = up["median"] / ua["median"]
@@ -421,9 +460,14 @@ def markdown(bench, table, kunit, failed, pngs, args):
       "output. Reproduce with `make bench` (about %d minutes here with warm "
       "caches)." % round(args.seconds / 60))
     w("")
-    w("Machine: %s, %d cores; guests: qemu TCG (one thread per guest, two "
-      "guests at a time), 1 GiB, 2 vCPUs, THP off; Debian's own kernels %s."
-      % (platform.machine(), os.cpu_count(), ", ".join(bench.kernels)))
+    w("Machine: %s, %d cores; guests: qemu TCG (one thread per guest, several "
+      "guests at a time, one per kernel), 1 GiB, 2 vCPUs, THP off; kernels "
+      "%s: Debian's own, except 7.x, which is patches/7.x on Debian's "
+      "source and config (`make kernel`, tools/testing/kernel/). On 7.x "
+      "there is no hand-rolled row: from 6.17 only in-tree code can make "
+      "pages movable, so no out-of-tree driver can hand-roll it there, and "
+      "movable_pool is in-tree." % (platform.machine(), os.cpu_count(),
+                                   ", ".join(bench.kernels)))
     w("")
     w("## Method")
     w("")
@@ -467,11 +511,12 @@ def markdown(bench, table, kunit, failed, pngs, args):
               fmt(table[(k, "none", 0)]["sunreclaim"], 1),
               table[(k, "none", 0)]["huge"]["runs"]))
         w("")
-        w("| held | limit | " + " | ".join(LABEL[x] for x in KINDS[1:]) + " |")
-        w("|---|---|" + "---|" * 4)
+        kinds = bench.kinds(k)
+        w("| held | limit | " + " | ".join(LABEL[x] for x in kinds) + " |")
+        w("|---|---|" + "---|" * len(kinds))
         for pct in bench.pcts:
             cells = []
-            for kind in KINDS[1:]:
+            for kind in kinds:
                 c = table[(k, kind, pct)]
                 cells.append("%s (%.0f%%)" % (fmt(c["huge"]),
                                              c["pct_limit"]["median"]))
@@ -488,17 +533,18 @@ def markdown(bench, table, kunit, failed, pngs, args):
         w("")
         w("Linux %s" % k)
         w("")
-        w("| held | " + " | ".join("%s SUnreclaim" % LABEL[x] for x in KINDS[1:]) + " |")
-        w("|---|" + "---|" * 4)
+        kinds = bench.kinds(k)
+        w("| held | " + " | ".join("%s SUnreclaim" % LABEL[x] for x in kinds) + " |")
+        w("|---|" + "---|" * len(kinds))
         for pct in bench.pcts:
             w("| %d%% | %s |" % (pct, " | ".join(
-                fmt(table[(k, x, pct)]["sunreclaim"], 1) for x in KINDS[1:])))
+                fmt(table[(k, x, pct)]["sunreclaim"], 1) for x in kinds)))
         w("")
-        w("| held | " + " | ".join("%s MemFree" % LABEL[x] for x in KINDS[1:]) + " |")
-        w("|---|" + "---|" * 4)
+        w("| held | " + " | ".join("%s MemFree" % LABEL[x] for x in kinds) + " |")
+        w("|---|" + "---|" * len(kinds))
         for pct in bench.pcts:
             w("| %d%% | %s |" % (pct, " | ".join(
-                fmt(table[(k, x, pct)]["free"]) for x in KINDS[1:])))
+                fmt(table[(k, x, pct)]["free"]) for x in kinds)))
     w("")
     w("## Compaction and migration cost")
     w("")
@@ -513,7 +559,7 @@ def markdown(bench, table, kunit, failed, pngs, args):
         w("| held | kind | pass time (ms) | µs per migrated page | pages migrated (whole run) |")
         w("|---|---|---|---|---|")
         for pct in bench.pcts:
-            for kind in KINDS[1:]:
+            for kind in bench.kinds(k):
                 c = table[(k, kind, pct)]
                 w("| %d%% | %s | %s | %s | %s |" % (
                     pct, LABEL[kind], fmt(c["compact_ms"]),
