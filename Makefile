@@ -17,6 +17,9 @@
 #                          both loaded in guests, apt remove --purge leaves nothing
 #   make docs              the guide as HTML (Sphinx + kernel-doc), in the cache
 #   make series            regenerate patches/7.x from these sources
+#   make series-check      every patch of patches/7.x builds on its own (x86,
+#                          mm/ and the balloon's users; make check: the patch
+#                          the newest change touched first)
 #   make kernel [KVER=7.2] the patched 7.x guest kernel: patches/7.x on Debian's
 #                          source with Debian's config, reduced (cached)
 #   make lint              checkpatch, kernel-doc, W=1 + sparse builds
@@ -42,7 +45,7 @@ DURATION ?= 600
 T := tools/testing
 MP_CACHE_DIR := $(or $(MP_CACHE),$(HOME)/.cache/movable_pool)
 
-.PHONY: all demo check modules kunit lint vmtest stress bench docs dkms-check deb deb-check series kernel clean
+.PHONY: all demo check modules kunit lint vmtest stress bench docs dkms-check deb deb-check series series-check kernel clean
 
 all: modules
 
@@ -72,6 +75,9 @@ bench:
 
 docs:
 	@bash tools/docs/docs.sh
+
+series-check:
+	@bash tools/upstream/series-check.sh
 
 kernel:
 	@bash $(T)/kernel/build.sh $(or $(KVER),7.2)

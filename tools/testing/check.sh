@@ -4,8 +4,10 @@
 # Everything `make check` runs. Each step prints RESULT lines; this script
 # counts them and ends with "N passed, N failed". Exit status 1 on any
 # failure. Steps: KUnit (UML, every kernel), module builds, lint, docs, VM
-# tests, a 60-second stress per kernel, the Debian package, the virtio
-# balloon sample against QEMU's device, and one point of make bench.
+# tests (7.2: the patched kernel, make kernel), a 60-second stress on 6.12
+# and 7.2, the Debian package, the virtio balloon sample and, on the
+# patched 7.2, the kernel's own balloon against QEMU's device, and one
+# point of make bench.
 set -uo pipefail
 here=$(dirname "$0")
 . "$here/lib.sh"
@@ -34,16 +36,23 @@ mp_need_build_tools
 step kunit bash "$here/kunit.sh"
 step modules bash "$here/modules.sh"
 step lint bash "$here/lint.sh"
+# bisectable: the patch the newest change to patches/7.x touched first
+step series-check bash "$here/../upstream/series-check.sh" --last
 step docs bash "$here/../docs/docs.sh"
 if [ -x "$here/vm/vmtest.sh" ]; then
-	step vmtest bash "$here/vm/vmtest.sh"
-	# the short version of make stress, on Debian's own kernels
-	step stress env DURATION=60 bash "$here/vm/stress.sh" "$MP_KVERS_OOT"
+	step vmtest bash "$here/vm/vmtest.sh" "$MP_KVERS_ALL"
+	# the short version of make stress: the newest Debian kernel and the
+	# patched one (make stress covers the rest)
+	step stress env DURATION=60 bash "$here/vm/stress.sh" \
+		"$(mp_newest "$MP_KVERS_OOT") $(mp_newest "$MP_KVERS_ALL")"
 	# the Debian package in a Debian 12 root, DKMS, a driver built against
 	# it, guests (make dkms-check, DKMS from this tree, is not repeated)
 	step deb-check bash "$here/deb-check.sh"
-	# mp_balloon against QEMU's virtio-balloon device, 256 MiB balloon
+	# mp_balloon against QEMU's virtio-balloon device, 256 MiB balloon;
+	# on 7.x the kernel's virtio_balloon, on movable_pool since patches/7.x
 	step balloon bash "$here/vm/balloon.sh"
+	step balloon-7.x bash "$here/vm/balloon.sh" --drivers=virtio \
+		"$(mp_newest "$MP_KVERS_ALL")"
 fi
 step bench-smoke bash "$here/bench/bench.sh" --smoke
 

@@ -22,6 +22,8 @@ declare -A MP_PIN=([5.10]=5.10.0-32 [6.1]=6.1.0-57 [6.12]=6.12.118+deb12
 declare -A MP_SUITE=([5.10]=bullseye [6.1]=bookworm [6.12]=bookworm [7.2]=sid)
 
 mp_log() { printf '[movable_pool] %s\n' "$*" >&2; }
+# The last of the kernel versions in $1 (they are listed oldest first).
+mp_newest() { echo "${1##* }"; }
 mp_die() { mp_log "error: $*"; exit 1; }
 
 # One line per test outcome; tools/testing/check.sh counts them.

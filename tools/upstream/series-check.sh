@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make series-check [PATCHES]: every patch of patches/7.x builds on its own,
+# so the series bisects. For each patch N given (default: every one), the
+# patches up to N are applied to a copy of Debian's linux-source-7.2 and
+# built for x86 with the patched guest kernel's config (make kernel):
+# mm/, the balloon's users in drivers/, and every other directory whose C
+# files the series changes. With --last, only the patch the newest commit
+# to patches/7.x changed first: the one a change is most likely to have
+# broken (make check). RESULT line per patch.
+set -uo pipefail
+. "$(dirname "$0")/../testing/lib.sh"
+
+kver=7.2
+series=$MP_REPO/patches/7.x
+mapfile -t patches < <(printf '%s\n' "$series"/0*.patch | grep -v '/0000-')
+case ${1:-} in
+--last)
+	first=$(git -C "$MP_REPO" log -1 --format= --name-only -- 'patches/7.x/0*.patch' |
+		grep -v '/0000-' | sort | head -1)
+	[ -n "$first" ] || mp_die "no commit touches patches/7.x"
+	want=$(basename "$first" | cut -c1-4)
+	;;
+'') want=$(printf '%s\n' "${patches[@]}" | xargs -n1 basename | cut -c1-4) ;;
+*) want=$* ;;
+esac
+
+pristine=$(mp_kernel_tree "$kver") || exit 1
+full=$(mp_patched_tree "$kver") || exit 1	# its config, and the series' files
+tree=$MP_CACHE/linux-$kver-series
+build=$MP_CACHE/kernel-$kver-series
+[ -d "$tree" ] || cp -al "$pristine" "$tree" || exit 1
+mkdir -p "$build"
+files=$(grep -h '^diff --git ' "${patches[@]}" | awk '{ print substr($3, 3) }' | sort -u)
+dirs=$(printf '%s\n' "$files" | grep '\.c$' | xargs -r -n1 dirname | sort -u |
+	grep -v '^arch/' | sed 's|$|/|')
+# the balloon's users on this architecture
+users=$(cd "$pristine" && grep -rl --include='*.c' 'include <linux/balloon.h>' \
+	drivers mm 2>/dev/null | sed 's/\.c$/.o/')
+
+# shellcheck disable=SC2086	# lists of paths
+targets=$(printf '%s\n' mm/ $dirs $users | sort -u | tr '\n' ' ')
+
+status=0
+for n in $want; do
+	# the files the series touches, as patches 1..n leave them; the tree
+	# shares the others with the pristine one (hard links: replace files,
+	# never edit them)
+	stage=$(mktemp -d)
+	for f in $files; do
+		[ -f "$pristine/$f" ] && install -D -m 644 "$pristine/$f" "$stage/$f"
+	done
+	for p in "${patches[@]}"; do
+		[ "$(basename "$p" | cut -c1-4)" \> "$n" ] && break
+		patch -s -p1 -d "$stage" < "$p" ||
+			mp_die "$(basename "$p") does not apply"
+	done
+	for f in $files; do
+		rm -f "$tree/$f"
+		[ -f "$stage/$f" ] && install -D -m 644 "$stage/$f" "$tree/$f"
+	done
+	rm -rf "$stage"
+	cp "$full/.config" "$build/.config"
+	log=$MP_CACHE/series-check-$n.log
+	mp_log "series up to patch $n: building $targets"
+	# shellcheck disable=SC2086	# lists of targets
+	if make -C "$tree" O="$build" olddefconfig > "$log" 2>&1 &&
+	   make -C "$tree" O="$build" -j"$(nproc)" W=1 $targets \
+		>> "$log" 2>&1; then
+		mp_result pass "series-check-$kver/$n"
+	else
+		grep -E 'error|warning:' "$log" | head -20 >&2
+		mp_result fail "series-check-$kver/$n"
+		status=1
+	fi
+done
+exit $status
