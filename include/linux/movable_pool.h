@@ -389,10 +389,10 @@ struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
  * @index: the page's index (see "Index"); at most %MOVABLE_POOL_MAX_INDEX
  *
  * For a driver that must fill the page, or tell someone about it, before
- * the page may move, such as a balloon that hands a page to the pool only
- * once its host has it. The caller's reference passes to the pool, and the
- * page is from then on a pool page as if movable_pool_alloc_page() had
- * allocated it (the driver frees it with movable_pool_free_page(), or
+ * the page may move, such as a balloon, which hands a page to the pool as
+ * it tells its host about it. The caller's reference passes to the pool,
+ * and the page is from then on a pool page as if movable_pool_alloc_page()
+ * had allocated it (the driver frees it with movable_pool_free_page(), or
  * takes it back), including ->lru, which the caller must not be using.
  * Whatever gfp the caller allocated it with, it may now move to any zone.
  *
