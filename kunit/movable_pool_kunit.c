@@ -23,6 +23,7 @@ static int mpt_migrate(struct movable_pool *pool, void *owner, pgoff_t index,
 	atomic_inc(&ctx->calls);
 	ctx->last_owner = owner;
 	ctx->last_index = index;
+	ctx->dst_offline = PageOffline(dst);
 	if (ctx->pin_in_routine) {
 		ctx->pin_src_ret = movable_pool_pin(src);
 		ctx->pin_dst_ret = movable_pool_pin(dst);
@@ -65,6 +66,11 @@ static int mpt_migrate(struct movable_pool *pool, void *owner, pgoff_t index,
 
 const struct movable_pool_ops mpt_ops = {
 	.migrate = mpt_migrate,
+};
+
+const struct movable_pool_ops mpt_offline_ops = {
+	.migrate = mpt_migrate,
+	.flags = MOVABLE_POOL_OFFLINE_PAGES,
 };
 
 void mpt_write_pattern(struct page *page, unsigned int seed)
@@ -126,7 +132,8 @@ static void mpt_count_misuse(void *data, unsigned int pool, unsigned long site)
 	atomic_inc(&ctx->misuse);
 }
 
-int mpt_init(struct kunit *test)
+/* mpt_init() for a pool with @ops: a suite's .init calls it. */
+int mpt_init_ops(struct kunit *test, const struct movable_pool_ops *ops)
 {
 	struct mpt_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	int ret;
@@ -141,7 +148,7 @@ int mpt_init(struct kunit *test)
 	ret = register_trace_movable_pool_misuse(mpt_count_misuse, ctx);
 	if (ret)
 		return ret;
-	ctx->pool = movable_pool_create("kunit", &mpt_ops, ctx);
+	ctx->pool = movable_pool_create("kunit", ops, ctx);
 	if (IS_ERR(ctx->pool)) {
 		unregister_trace_movable_pool_misuse(mpt_count_misuse, ctx);
 		tracepoint_synchronize_unregister();
@@ -149,6 +156,11 @@ int mpt_init(struct kunit *test)
 	}
 	test->priv = ctx;
 	return 0;
+}
+
+int mpt_init(struct kunit *test)
+{
+	return mpt_init_ops(test, &mpt_ops);
 }
 
 void mpt_exit(struct kunit *test)

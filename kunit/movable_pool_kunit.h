@@ -38,6 +38,7 @@ struct mpt_ctx {
 	atomic_t calls;
 	void *last_owner;
 	pgoff_t last_index;
+	bool dst_offline;		/* the last @dst was PageOffline() */
 	int bad_refs;
 	int violations;
 	atomic_t gone;			/* routine found the page freed */
@@ -65,9 +66,11 @@ struct mpt_ctx {
 	struct completion release;
 };
 
-/* The routine of every mpt_ctx pool. */
+/* The routine of every mpt_ctx pool; the second's pages are PageOffline(). */
 extern const struct movable_pool_ops mpt_ops;
+extern const struct movable_pool_ops mpt_offline_ops;
 
+int mpt_init_ops(struct kunit *test, const struct movable_pool_ops *ops);
 int mpt_init(struct kunit *test);
 void mpt_exit(struct kunit *test);
 

@@ -2,9 +2,10 @@
 /*
  * Migration: contents, owner and index reach the new page, which belongs to
  * the pool and moves again; async mode and a routine that cannot take its
- * lock; the routine's errors leave the page where it was; a page freed while
- * isolated; pools do not see each other's pages; alloc_contig_range() on a
- * pageblock of pool pages, with and without a pin.
+ * lock; the routine's errors leave the page where it was, and a page it
+ * drops leaves the pool; a page freed while isolated; pools do not see each
+ * other's pages; alloc_contig_range() on a pageblock of pool pages, with and
+ * without a pin.
  */
 
 #include "movable_pool_kunit.h"
@@ -169,6 +170,61 @@ static void test_routine_error_keeps_page(struct kunit *test)
 	ctx->fail_times = 0;
 	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), 0);
 	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[0], 0));
+	mpt_expect_idle(test, ctx);
+}
+
+/* The routine lets the page go: the VM sees success and frees both pages. */
+static void test_routine_drop(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct movable_pool_stats s;
+	struct page *page;
+
+	mpt_fill(test, 0, 2);
+	/* the driver forgets the page, as a balloon whose host gave it back */
+	page = mpt_unlink(ctx, 0);
+	get_page(page);
+	ctx->fail_with = MOVABLE_POOL_MIGRATE_DROP;
+	ctx->fail_times = 1;
+	KUNIT_EXPECT_EQ(test, mpt_move(page, MIGRATE_SYNC), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 1);
+	KUNIT_EXPECT_FALSE(test, mp_page_isolated(page));
+	KUNIT_EXPECT_EQ(test, page_count(page), 1);	/* only ours */
+	mpt_expect_detached(test, page);
+	put_page(page);
+	s = mpt_stats(ctx);
+	KUNIT_EXPECT_EQ(test, s.dropped, 1UL);
+	KUNIT_EXPECT_EQ(test, s.pages, 1UL);
+	KUNIT_EXPECT_EQ(test, s.freed, 1UL);
+	KUNIT_EXPECT_EQ(test, s.migrated, 0UL);
+	KUNIT_EXPECT_EQ(test, s.migrate_failed, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_misuse(ctx), 0U);
+	mpt_expect_idle(test, ctx);
+}
+
+/* Other positive results are a driver bug: a warning, and no migration. */
+static void test_routine_positive_result_refused(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *page;
+	int calls;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	ctx->fail_with = MOVABLE_POOL_MIGRATE_DROP + 1;
+	ctx->fail_times = INT_MAX;
+	/* expected: a "misuse" warning for each call (6.x try twice) */
+	KUNIT_EXPECT_NE(test, mpt_move(page, MIGRATE_SYNC), 0);
+	calls = atomic_read(&ctx->calls);
+	KUNIT_EXPECT_GT(test, calls, 0);
+	KUNIT_EXPECT_EQ(test, mpt_misuse(ctx), (unsigned int)calls);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).routine_failed,
+			(unsigned long)calls);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).dropped, 0UL);
+	ctx->fail_times = 0;
+	KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], page);
+	KUNIT_EXPECT_TRUE(test, mp_page_movable(page));
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(page, 0));
 	mpt_expect_idle(test, ctx);
 }
 
@@ -382,6 +438,8 @@ static struct kunit_case movable_pool_migration_cases[] = {
 	KUNIT_CASE(test_migrate_async),
 	KUNIT_CASE(test_routine_eagain_keeps_page),
 	KUNIT_CASE(test_routine_error_keeps_page),
+	KUNIT_CASE(test_routine_drop),
+	KUNIT_CASE(test_routine_positive_result_refused),
 	KUNIT_CASE(test_free_while_isolated),
 	KUNIT_CASE(test_free_while_isolated_then_putback),
 	KUNIT_CASE(test_pools_are_independent),

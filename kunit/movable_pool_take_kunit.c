@@ -2,7 +2,8 @@
 /*
  * movable_pool_take_pages(): it takes whichever pages a pool can spare,
  * leaving pinned, isolated and locked ones, and does not scan the same busy
- * pages on every call.
+ * pages on every call; movable_pool_take_owner_pages() takes only the
+ * pages of one owner.
  */
 
 #include "movable_pool_kunit.h"
@@ -112,9 +113,61 @@ static void test_take_pages_rotates_busy_ones(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+/* Two owners share the pool, as two balloon devices do. */
+static void test_take_owner_pages(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page **a, **b, *taken[8];
+	unsigned int nr = 100, n, i, j;
+	int owner_a, owner_b;
+
+	a = kunit_kcalloc(test, nr, sizeof(*a), GFP_KERNEL);
+	b = kunit_kcalloc(test, nr, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	/* a's pages first on the list: b's scans have to pass them over */
+	KUNIT_ASSERT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP,
+						       &owner_a, 0, a, nr), 0);
+	KUNIT_ASSERT_EQ(test, movable_pool_alloc_pages(ctx->pool, MPT_GFP,
+						       &owner_b, 0, b, nr), 0);
+
+	n = 0;
+	for (i = 0; i < 8 && !n; i++)
+		n = movable_pool_take_owner_pages(ctx->pool, &owner_b, taken, 8);
+	KUNIT_EXPECT_GT(test, n, 0U);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nr && b[j] != taken[i]; j++)
+			;
+		KUNIT_EXPECT_LT(test, j, nr);
+		if (j < nr)
+			b[j] = NULL;
+		__free_page(taken[i]);
+	}
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 2UL * nr - n);
+	KUNIT_EXPECT_EQ(test, movable_pool_take_owner_pages(ctx->pool, &n,
+							    taken, 8), 0U);
+
+	/* a's own are all there for a */
+	n = movable_pool_take_owner_pages(ctx->pool, &owner_a, taken, 8);
+	KUNIT_EXPECT_EQ(test, n, 8U);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nr && a[j] != taken[i]; j++)
+			;
+		KUNIT_EXPECT_LT(test, j, nr);
+		if (j < nr)
+			a[j] = NULL;
+		__free_page(taken[i]);
+	}
+	movable_pool_free_pages(ctx->pool, a, nr);
+	movable_pool_free_pages(ctx->pool, b, nr);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
+	mpt_expect_idle(test, ctx);
+}
+
 static struct kunit_case movable_pool_take_cases[] = {
 	KUNIT_CASE(test_take_pages_leaves_busy_ones),
 	KUNIT_CASE(test_take_pages_rotates_busy_ones),
+	KUNIT_CASE(test_take_owner_pages),
 	{}
 };
 

@@ -19,6 +19,9 @@
  * - A page the driver frees while the VM holds it isolated stays attached,
  *   marked MP_FREED, until the VM hands it back through putback or migrate,
  *   which detach it and drop the pool's reference.
+ * - A page the routine drops (MOVABLE_POOL_MIGRATE_DROP) leaves the pool as
+ *   the old page of a successful migration does, and the new page as after
+ *   a failed one: the VM, told of success, frees both.
  * - Teardown refuses new isolations, migrations and allocations, waits
  *   until the VM has handed back every isolated page (zsmalloc learnt to
  *   do the same), then detaches the pages left on the list.
@@ -46,13 +49,13 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
+#define MOVABLE_POOL_MAGIC	0x6d706f6f	/* "mpoo" */
+
 #define MP_VM_CALLBACKS	/* defined below, adapted per kernel */
 #include "movable_pool_compat.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/movable_pool.h>
-
-#define MOVABLE_POOL_MAGIC	0x6d706f6f	/* "mpoo" */
 
 /* A page's word: its index, then its pin count, then three state bits. */
 #define MP_INDEX	GENMASK(MOVABLE_POOL_INDEX_BITS - 1, 0)
@@ -147,7 +150,7 @@ static void mp_detach(struct movable_pool *pool, struct page *page)
 {
 	VM_WARN_ON_ONCE_PAGE(!PageLocked(page), page);
 	lockdep_assert_held(&pool->lock);
-	mp_vm_detach(page);
+	mp_vm_detach(page, &pool->vm);
 	set_page_private(page, 0);
 	WRITE_ONCE(*mp_page_word(page), 0);
 }
@@ -343,30 +346,39 @@ static int mp_begin_migration(struct movable_pool *pool, struct page *src,
 
 /*
  * Leave MP_MIGRATING. On success @dst takes @src's place in the pool and
- * @src leaves it; on failure @dst leaves it.
+ * @src leaves it; when the routine dropped @src, both leave it; on failure
+ * @dst leaves it.
  */
 static void mp_end_migration(struct movable_pool *pool, struct page *dst,
 			     struct page *src, int rc)
 {
+	bool dropped = rc == MOVABLE_POOL_MIGRATE_DROP;
 	unsigned long flags, dst_pins = 0;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	*mp_page_word(src) &= ~MP_MIGRATING;
 	pool->stats.migrating--;
 	if (rc) {
+		dst_pins = mp_pins(*mp_page_word(dst));
+		if (dst_pins)
+			pool->stats.pinned--;
+		mp_detach(pool, dst);
+	}
+	if (!rc) {
+		list_add_tail(&dst->lru, &pool->pages);
+		pool->stats.migrated++;
+	} else if (dropped) {
+		pool->stats.dropped++;
+		mp_count_gone(pool);
+	} else {
 		pool->stats.migrate_failed++;
 		if (rc == -EAGAIN)
 			pool->stats.routine_busy++;
 		else
 			pool->stats.routine_failed++;
-		dst_pins = mp_pins(*mp_page_word(dst));
-		if (dst_pins)
-			pool->stats.pinned--;
-		mp_detach(pool, dst);
-	} else {
+	}
+	if (!rc || dropped) {
 		/* the core clears PG_isolated itself; no putback follows */
-		list_add_tail(&dst->lru, &pool->pages);
-		pool->stats.migrated++;
 		mp_detach(pool, src);	/* a late pin finds src gone */
 		mp_isolated_dec(pool);
 	}
@@ -393,13 +405,17 @@ static int mp_call_routine(struct movable_pool *pool, void *owner,
 	fs_reclaim_acquire(GFP_KERNEL);
 	rc = pool->ops->migrate(pool, owner, index, dst, src, mode);
 	fs_reclaim_release(GFP_KERNEL);
-	if (WARN_ONCE(rc > 0, KBUILD_MODNAME ": %s: migrate returned %d\n",
-		      pool->name, rc))
+	if (rc > 0 && rc != MOVABLE_POOL_MIGRATE_DROP) {
+		mp_misuse(pool, "%s: migrate returned %d\n", pool->name, rc);
 		rc = -EINVAL;
+	}
 	return rc;
 }
 
-/* In MP_MIGRATING: zap, run the driver's routine, hand the page over. */
+/*
+ * In MP_MIGRATING: zap, run the driver's routine, hand the page over.
+ * Returns what the routine did (0, MOVABLE_POOL_MIGRATE_DROP) or an errno.
+ */
 static int mp_move(struct movable_pool *pool, struct page *dst,
 		   struct page *src, enum migrate_mode mode)
 {
@@ -438,8 +454,10 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 		rc = mp_move(pool, dst, src, mode);
 	trace_movable_pool_migrate(pool->id, page_to_pfn(src), page_to_pfn(dst),
 				   mode, rc);
+	if (rc == MOVABLE_POOL_MIGRATE_DROP)
+		rc = 0;	/* the VM frees both pages */
 	if (!rc)
-		put_page(src);	/* the pool's reference, now on dst */
+		put_page(src);	/* the pool's reference, now on dst or gone */
 	return rc;	/* 0 is MIGRATEPAGE_SUCCESS, where that still exists */
 }
 
@@ -543,6 +561,40 @@ int movable_pool_alloc_pages(struct movable_pool *pool, gfp_t gfp,
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_alloc_pages);
 
+int movable_pool_add_page(struct movable_pool *pool, struct page *page,
+			  void *owner, pgoff_t index)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	if (!pool || !page || index > MOVABLE_POOL_MAX_INDEX)
+		return -EINVAL;
+	if (PageCompound(page) || page_ref_count(page) < 1 ||
+	    !mp_vm_adoptable(page, &pool->vm)) {
+		mp_misuse(pool, "%s: adding page %lx, which is not a plain page\n",
+			  pool->name, page_to_pfn(page));
+		return -EINVAL;
+	}
+	/*
+	 * Not __SetPageLocked(): a page taken from a pool on 7.x is still
+	 * movable, so the migration core may try its lock meanwhile.
+	 */
+	lock_page(page);
+	spin_lock_irqsave(&pool->lock, flags);
+	if (pool->dying) {
+		ret = -ENODEV;
+	} else {
+		mp_attach(pool, page, owner, index);
+		list_add_tail(&page->lru, &pool->pages);
+		pool->stats.pages++;
+		pool->stats.allocated++;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	unlock_page(page);
+	return ret;
+}
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_add_page);
+
 void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 {
 	unsigned long pins = 0;
@@ -621,11 +673,13 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_free_pages);
 
 /*
- * Under pool->lock: move up to @nr idle pages of @pool to @pages (locked,
- * off the books), and the busy ones passed over to the back of the list.
+ * Under pool->lock: move up to @nr idle pages of @pool (of @owner only,
+ * unless @any) to @pages (locked, off the books), and the busy ones and
+ * other owners' passed over to the back of the list.
  */
-static unsigned int mp_take_locked(struct movable_pool *pool,
-				   struct page **pages, unsigned int nr)
+static unsigned int mp_take_locked(struct movable_pool *pool, bool any,
+				   void *owner, struct page **pages,
+				   unsigned int nr)
 {
 	unsigned int n = 0, skipped = 0;
 	struct page *page, *next;
@@ -636,7 +690,8 @@ static unsigned int mp_take_locked(struct movable_pool *pool,
 		if (n == nr || skipped == MP_TAKE_SKIP_MAX)
 			break;
 		/* only tried: the page lock ranks above ours (see the top) */
-		if ((*mp_page_word(page) & MP_PINS) || !trylock_page(page)) {
+		if ((!any && (void *)page_private(page) != owner) ||
+		    (*mp_page_word(page) & MP_PINS) || !trylock_page(page)) {
 			list_move_tail(&page->lru, &busy);
 			skipped++;
 			continue;
@@ -651,8 +706,8 @@ static unsigned int mp_take_locked(struct movable_pool *pool,
 	return n;
 }
 
-unsigned int movable_pool_take_pages(struct movable_pool *pool,
-				     struct page **pages, unsigned int nr)
+static unsigned int mp_take(struct movable_pool *pool, bool any, void *owner,
+			    struct page **pages, unsigned int nr)
 {
 	unsigned long flags;
 	unsigned int i, n;
@@ -660,7 +715,7 @@ unsigned int movable_pool_take_pages(struct movable_pool *pool,
 	if (!pool || !pages)
 		return 0;
 	spin_lock_irqsave(&pool->lock, flags);
-	n = mp_take_locked(pool, pages, nr);
+	n = mp_take_locked(pool, any, owner, pages, nr);
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	/* a racing fault waits for the page lock, then finds no page */
@@ -674,7 +729,21 @@ unsigned int movable_pool_take_pages(struct movable_pool *pool,
 		unlock_page(pages[i]);
 	return n;
 }
+
+unsigned int movable_pool_take_pages(struct movable_pool *pool,
+				     struct page **pages, unsigned int nr)
+{
+	return mp_take(pool, true, NULL, pages, nr);
+}
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_take_pages);
+
+unsigned int movable_pool_take_owner_pages(struct movable_pool *pool,
+					   void *owner, struct page **pages,
+					   unsigned int nr)
+{
+	return mp_take(pool, false, owner, pages, nr);
+}
+EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_take_owner_pages);
 
 int movable_pool_pin(struct page *page)
 {
@@ -840,8 +909,8 @@ static int mp_stats_show(struct seq_file *m, void *unused)
 	movable_pool_get_stats(m->private, &s);
 	seq_printf(m, "pages %lu\npinned %lu\nisolated %lu\nmigrating %lu\n",
 		   s.pages, s.pinned, s.isolated, s.migrating);
-	seq_printf(m, "allocated %lu\nfreed %lu\nmigrated %lu\n",
-		   s.allocated, s.freed, s.migrated);
+	seq_printf(m, "allocated %lu\nfreed %lu\nmigrated %lu\ndropped %lu\n",
+		   s.allocated, s.freed, s.migrated, s.dropped);
 	seq_printf(m, "migrate_failed %lu\nputback %lu\npin_refused %lu\n",
 		   s.migrate_failed, s.putback, s.pin_refused);
 	seq_printf(m, "pin_busy %lu\nroutine_busy %lu\nroutine_failed %lu\n",
@@ -930,11 +999,15 @@ struct movable_pool *movable_pool_create(const char *name,
 					 void *priv)
 {
 	struct movable_pool *pool;
+	bool offline = ops && (ops->flags & MOVABLE_POOL_OFFLINE_PAGES);
 	char dirname[64];
 	int ret = -ENOMEM;
 
-	if (!name || !*name || !ops || !ops->migrate)
+	if (!name || !*name || !ops || !ops->migrate ||
+	    (ops->flags & ~MOVABLE_POOL_OFFLINE_PAGES))
 		return ERR_PTR(-EINVAL);
+	if (offline && !mp_vm_offline_supported())
+		return ERR_PTR(-EOPNOTSUPP);
 
 	pool = kzalloc_obj(*pool, GFP_KERNEL);
 	if (!pool)
@@ -952,7 +1025,7 @@ struct movable_pool *movable_pool_create(const char *name,
 		ret = PTR_ERR(pool->inode);
 		goto err_free;
 	}
-	mp_vm_init(&pool->vm, pool->inode, pool);
+	mp_vm_init(&pool->vm, pool->inode, pool, offline);
 
 	/* an id keeps directories unique when drivers reuse a name */
 	pool->id = atomic_inc_return(&mp_pool_ids);
@@ -1019,7 +1092,8 @@ static int mp_destroy_page(struct movable_pool *pool, struct page *page)
 	} else {
 		list_del(&page->lru);
 		mp_count_gone(pool);
-		/* not movable, so nothing for mp_vm_detach() to undo */
+		/* not movable: mp_vm_detach() has only the type to undo */
+		mp_vm_untype(page, &pool->vm);
 		set_page_private(page, 0);
 		WRITE_ONCE(*mp_page_word(page), 0);
 	}
@@ -1130,7 +1204,8 @@ static void __exit movable_pool_exit(void)
 	mp_vm_unregister();
 }
 
-module_init(movable_pool_init);
+/* Ahead of built-in users (the balloon); module_init() in a module */
+subsys_initcall(movable_pool_init);
 module_exit(movable_pool_exit);
 
 MODULE_DESCRIPTION("Movable driver pages: compaction, CMA and offlining can migrate them");

@@ -16,7 +16,9 @@
  *
  * On every kernel the library reaches the pool through mp_vm_pool() and
  * marks pages with mp_vm_attach()/mp_vm_detach(); the isolate, migrate
- * and putback callbacks keep the 6.x signatures.
+ * and putback callbacks keep the 6.x signatures. A pool of PageOffline()
+ * pages ("Offline pages" in the public header) has them PageOffline()
+ * instead of the page type on 7.x, and besides __SetPageMovable() before.
  */
 #ifndef _MOVABLE_POOL_COMPAT_H
 #define _MOVABLE_POOL_COMPAT_H
@@ -47,6 +49,7 @@ static void mp_putback_page(struct page *page);
 /* 5.10: the pool's address_space is what the VM calls. */
 struct mp_vm {
 	struct address_space *mapping;
+	bool offline;
 };
 
 static int mp_aops_migratepage(struct address_space *mapping,
@@ -63,21 +66,19 @@ static const struct address_space_operations mp_aops = {
 };
 
 static inline void mp_vm_init(struct mp_vm *vm, struct inode *inode,
-			      void *pool)
+			      void *pool, bool offline)
 {
 	inode->i_private = pool;
 	inode->i_mapping->a_ops = &mp_aops;
 	vm->mapping = inode->i_mapping;
+	vm->offline = offline;
 }
 
 static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
 {
+	if (vm->offline)
+		__SetPageOffline(page);
 	__SetPageMovable(page, vm->mapping);
-}
-
-static inline void mp_vm_detach(struct page *page)
-{
-	__ClearPageMovable(page);
 }
 
 /* The pool of a page marked by mp_vm_attach(), or NULL; any page. */
@@ -100,25 +101,24 @@ static inline void *mp_vm_pool(struct page *page)
 struct mp_vm {
 	struct movable_operations mops;
 	void *pool;
+	bool offline;
 };
 
 static inline void mp_vm_init(struct mp_vm *vm, struct inode *inode,
-			      void *pool)
+			      void *pool, bool offline)
 {
 	vm->mops.isolate_page = mp_isolate_page;
 	vm->mops.migrate_page = mp_migrate_page;
 	vm->mops.putback_page = mp_putback_page;
 	vm->pool = pool;
+	vm->offline = offline;
 }
 
 static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
 {
+	if (vm->offline)
+		__SetPageOffline(page);
 	__SetPageMovable(page, &vm->mops);
-}
-
-static inline void mp_vm_detach(struct page *page)
-{
-	__ClearPageMovable(page);
 }
 
 static inline void *mp_vm_pool(struct page *page)
@@ -134,43 +134,107 @@ static inline void *mp_vm_pool(struct page *page)
 	return container_of(mops, struct mp_vm, mops)->pool;
 }
 
+#endif
+
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+/*
+ * These page allocators refuse a freed page that still has a type, so
+ * PageOffline() goes when the page leaves the pool.
+ */
+static inline void mp_vm_untype(struct page *page, struct mp_vm *vm)
+{
+	if (vm->offline && PageOffline(page))
+		__ClearPageOffline(page);
+}
+
+static inline void mp_vm_detach(struct page *page, struct mp_vm *vm)
+{
+	__ClearPageMovable(page);
+	mp_vm_untype(page, vm);
+}
+
+/*
+ * A plain page: no mapcount or type, and no ->mapping but the flag a page
+ * that left a pool keeps until it is freed (__ClearPageMovable()).
+ */
+static inline bool mp_vm_adoptable(struct page *page, struct mp_vm *vm)
+{
+	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
+
+	return !(mapping & ~PAGE_MAPPING_FLAGS) &&
+	       atomic_read(&page->_mapcount) == -1;
+}
 #else
 
 /*
- * 6.17 and later: PGTY_movable_pool and PG_movable_ops stay set until the
- * page is freed, so ->mapping alone says whether the page is still a pool's.
+ * 6.17 and later: the page type (PGTY_movable_pool, or PageOffline()) and
+ * PG_movable_ops stay set until the page is freed, so ->mapping alone says
+ * whether the page is still a pool's.
  */
 struct mp_vm {
 	struct address_space *mapping;
+	bool offline;
 };
 
 static inline void mp_vm_init(struct mp_vm *vm, struct inode *inode,
-			      void *pool)
+			      void *pool, bool offline)
 {
 	inode->i_private = pool;
 	vm->mapping = inode->i_mapping;
+	vm->offline = offline;
 }
 
+/* Either sets the type, or finds it left there by an earlier pool. */
 static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
 {
-	__SetPageMovablePool(page);
+	if (vm->offline)
+		__SetPageOffline(page);
+	else
+		__SetPageMovablePool(page);
 	WRITE_ONCE(page->mapping, vm->mapping);
 	SetPageMovableOps(page);
 }
 
-static inline void mp_vm_detach(struct page *page)
+static inline void mp_vm_untype(struct page *page, struct mp_vm *vm)
+{
+}
+
+static inline void mp_vm_detach(struct page *page, struct mp_vm *vm)
 {
 	WRITE_ONCE(page->mapping, NULL);
 }
 
+/*
+ * Other drivers' PageOffline() pages have no PG_movable_ops (only the
+ * library sets it on them), and zsmalloc's ->mapping is no address_space;
+ * the magic is a second check that ->mapping is a pool's.
+ */
 static inline void *mp_vm_pool(struct page *page)
 {
 	struct address_space *mapping;
 
-	if (!PageMovablePool(page))
+	if ((!PageMovablePool(page) && !PageOffline(page)) ||
+	    !PageMovableOps(page))
 		return NULL;
 	mapping = READ_ONCE(page->mapping);
-	return mapping ? mapping->host->i_private : NULL;
+	if (!mapping || mapping->host->i_sb->s_magic != MOVABLE_POOL_MAGIC)
+		return NULL;
+	return mapping->host->i_private;
+}
+
+/*
+ * A plain page (no type, no mapcount), or one that left a pool of @vm's
+ * kind and keeps its type and PG_movable_ops until it is freed.
+ */
+static inline bool mp_vm_adoptable(struct page *page, struct mp_vm *vm)
+{
+	if (page->mapping)
+		return false;
+	/* neither a type nor a mapcount; the caller's page, nobody races */
+	if (data_race(page->page_type) == UINT_MAX)
+		return true;
+	return PageMovableOps(page) &&
+	       (vm->offline ? PageOffline(page) : PageMovablePool(page));
 }
 
 static const struct movable_operations mp_mops = {
@@ -180,7 +244,11 @@ static const struct movable_operations mp_mops = {
 };
 #endif
 
-/* Only 6.17 and later register the callbacks, once for every pool. */
+/*
+ * Only 6.17 and later register the callbacks, once for every pool: for
+ * the library's page type, and for PageOffline() pages unless other code
+ * registered first.
+ */
 #if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
 static inline int mp_vm_register(void)
 {
@@ -190,15 +258,33 @@ static inline int mp_vm_register(void)
 static inline void mp_vm_unregister(void)
 {
 }
+
+static inline bool mp_vm_offline_supported(void)
+{
+	return true;
+}
 #else
+static bool mp_vm_offline_ops;
+
 static inline int mp_vm_register(void)
 {
-	return set_movable_ops(&mp_mops, PGTY_movable_pool);
+	int ret = set_movable_ops(&mp_mops, PGTY_movable_pool);
+
+	if (!ret)
+		mp_vm_offline_ops = !set_movable_ops(&mp_mops, PGTY_offline);
+	return ret;
 }
 
 static inline void mp_vm_unregister(void)
 {
+	if (mp_vm_offline_ops)
+		set_movable_ops(NULL, PGTY_offline);
 	set_movable_ops(NULL, PGTY_movable_pool);
+}
+
+static inline bool mp_vm_offline_supported(void)
+{
+	return mp_vm_offline_ops;
 }
 #endif
 #endif /* MP_VM_CALLBACKS */
@@ -356,6 +442,19 @@ static inline bool mp_page_movable(struct page *page)
 	return __PageMovable(page);
 #else
 	return page_has_movable_ops(page);
+#endif
+}
+
+/*
+ * Whether a page that left a pool of PageOffline() pages stays
+ * PageOffline() until it is freed ("Offline pages" in the public header).
+ */
+static inline bool mp_offline_until_freed(void)
+{
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+	return false;
+#else
+	return true;
 #endif
 }
 

@@ -36,7 +36,8 @@ struct vm_fault;
  *
  *	mmap_lock            a fault on a pool mapping
  *	+- page lock         the VM around isolate, migrate and putback; the
- *	   |                 library around free, destroy and fault insertion
+ *	   |                 library around add, free, destroy and fault
+ *	   |                 insertion
  *	   +- driver lock    what the migrate routine takes (sync modes only)
  *	      +- pool lock   internal spinlock, irq-safe
  *
@@ -44,7 +45,8 @@ struct vm_fault;
  *
  * - Never wait for a pool page's lock while holding the lock the routine
  *   takes: movable_pool_free_page() and movable_pool_insert_pfn() take it,
- *   so call them without that lock.
+ *   so call them without that lock. (movable_pool_add_page() takes the
+ *   lock of a page that is not yet the pool's, which no routine holds.)
  * - Never touch user memory (copy_from_user(), get_user_pages()) while
  *   holding the routine's lock: a fault may need mmap_lock, and a fault
  *   on a pool mapping may wait for a page lock under it.
@@ -75,6 +77,10 @@ struct vm_fault;
  * - ->mapping leads back to the pool (its address_space, or on 6.0 to 6.16
  *   its copy of the movable_operations); set and cleared under the page
  *   lock.
+ * - ->page_type (which shares its word with the mapcount): on 6.17 and
+ *   later the library's page type, which with PG_movable_ops makes the
+ *   page movable; instead PageOffline(), on every kernel, in a pool with
+ *   %MOVABLE_POOL_OFFLINE_PAGES (see "Offline pages").
  * - ->private holds the driver's @owner cookie.
  * - ->index holds the page's index (low %MOVABLE_POOL_INDEX_BITS bits),
  *   the pin count and three state bits; written under the pool lock once
@@ -85,6 +91,30 @@ struct vm_fault;
  * The driver must not touch these fields. It owns the page contents and
  * its own references to the page (tables, DMA addresses, GART entries),
  * which the routine repoints.
+ */
+
+/**
+ * DOC: Offline pages
+ *
+ * Pages a balloon has given back to its hypervisor must stay PageOffline()
+ * for the rest of the kernel: kdump and /proc/kcore do not read them, and
+ * memory offlining takes them for movable. A pool created with
+ * %MOVABLE_POOL_OFFLINE_PAGES in &movable_pool_ops.flags makes every page
+ * PageOffline() from the moment it joins the pool (allocated, adopted with
+ * movable_pool_add_page(), or the new page of a migration, before the
+ * routine sees it) for as long as it is a pool page. When a page leaves
+ * the pool (freed, taken, or the old page of a migration), 6.17 and later
+ * keep it PageOffline() until it is freed to the page allocator, which
+ * clears the type; 5.10 to 6.16 clear it as the page leaves, as their
+ * balloon compaction did, because their page allocator refuses a freed
+ * page that still has a type. The library tells its own PageOffline()
+ * pages from those of other drivers (virtio-mem, Hyper-V, Xen), which it
+ * never touches.
+ *
+ * On 6.17 and later the migration core moves PageOffline() pages through
+ * one set of callbacks, which the library registers. A kernel where some
+ * other code registered them first (the balloon's own, before the balloon
+ * moved onto this library) refuses such pools with -EOPNOTSUPP.
  */
 
 /**
@@ -109,7 +139,7 @@ struct vm_fault;
  * MODULE_VERSION, the DKMS package version and the version of the Debian
  * package movable-pool-dkms are this level.
  */
-#define MOVABLE_POOL_VERSION	2
+#define MOVABLE_POOL_VERSION	3
 
 /**
  * define MOVABLE_POOL_IMPORT_NS - declare that a module uses movable_pool
@@ -149,6 +179,25 @@ struct vm_fault;
 #define MOVABLE_POOL_MAX_PINS	((1UL << 13) - 1)
 
 /**
+ * define MOVABLE_POOL_OFFLINE_PAGES - pool pages are PageOffline()
+ *
+ * A flag of &movable_pool_ops.flags, for balloons: see "Offline pages".
+ */
+#define MOVABLE_POOL_OFFLINE_PAGES	BIT(0)
+
+/**
+ * define MOVABLE_POOL_MIGRATE_DROP - the migrate routine let @src go
+ *
+ * What the migrate routine returns when @src need not move because the
+ * driver no longer wants it, as a balloon whose host gave @src back but
+ * refused @dst: @src leaves the pool and goes back to the page allocator
+ * (as movable_pool_free_page() would let it go), @dst is not used. The VM
+ * sees a successful migration. The routine must not reference or pin @dst
+ * then, nor use @src once it returns.
+ */
+#define MOVABLE_POOL_MIGRATE_DROP	1
+
+/**
  * struct movable_pool_ops - driver callbacks of a pool
  * @migrate: copy @src to @dst and repoint every driver reference from @src
  *	to @dst.
@@ -173,12 +222,16 @@ struct vm_fault;
  *	references @src (it is freeing it): the page is put back and freed
  *	by the driver as usual. Any other negative errno gives up this
  *	migration. On any failure @dst must be neither referenced nor pinned
- *	by the driver.
+ *	by the driver. %MOVABLE_POOL_MIGRATE_DROP lets @src go instead of
+ *	moving it. Any other positive value is a driver bug: the library
+ *	warns and gives up as for -EINVAL.
+ * @flags: 0, or %MOVABLE_POOL_OFFLINE_PAGES
  */
 struct movable_pool_ops {
 	int (*migrate)(struct movable_pool *pool, void *owner, pgoff_t index,
 		       struct page *dst, struct page *src,
 		       enum migrate_mode mode);
+	unsigned int flags;
 };
 
 /**
@@ -187,10 +240,14 @@ struct movable_pool_ops {
  * @pinned: pages with a non-zero pin count
  * @isolated: pages isolated by the VM for migration
  * @migrating: pages whose migrate routine is running
- * @allocated: pages ever allocated
- * @freed: pages ever freed (including those freed by destroy and taken by
- *	movable_pool_take_pages())
+ * @allocated: pages that ever joined the pool: allocated, or adopted with
+ *	movable_pool_add_page()
+ * @freed: pages that ever left it: freed (by the driver or by destroy),
+ *	taken by movable_pool_take_pages() or
+ *	movable_pool_take_owner_pages(), or dropped
  * @migrated: successful migrations
+ * @dropped: pages the migrate routine let go with
+ *	%MOVABLE_POOL_MIGRATE_DROP
  * @migrate_failed: migration attempts that failed (pinned, or the routine
  *	returned an error)
  * @putback: isolated pages the VM gave back without migrating them
@@ -212,6 +269,7 @@ struct movable_pool_stats {
 	unsigned long allocated;
 	unsigned long freed;
 	unsigned long migrated;
+	unsigned long dropped;
 	unsigned long migrate_failed;
 	unsigned long putback;
 	unsigned long pin_refused;
@@ -229,9 +287,11 @@ struct movable_pool_stats {
  * @priv: driver data, returned by movable_pool_priv()
  *
  * Context: process context; may sleep.
- * Return: the pool, ERR_PTR(-EINVAL) if @name is empty or @ops has no
- * migrate routine, ERR_PTR(-ENOMEM) (or another errno from the pseudo-fs)
- * on failure.
+ * Return: the pool, ERR_PTR(-EINVAL) if @name is empty, @ops has no
+ * migrate routine or has flags this header does not define,
+ * ERR_PTR(-EOPNOTSUPP) for %MOVABLE_POOL_OFFLINE_PAGES on a kernel that
+ * cannot move such pages (see "Offline pages"), ERR_PTR(-ENOMEM) (or
+ * another errno from the pseudo-fs) on failure.
  */
 struct movable_pool *movable_pool_create(const char *name,
 					 const struct movable_pool_ops *ops,
@@ -319,6 +379,38 @@ struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
 				     void *owner, pgoff_t index);
 
 /**
+ * movable_pool_add_page() - make a page the caller allocated a pool page
+ * @pool: the pool
+ * @page: an order-0 page the caller allocated and holds a reference to,
+ *	not mapped, with no ->mapping and no page type: a plain page, or
+ *	one taken from a pool of the same kind (on 6.17 and later such a
+ *	page keeps its type until it is freed); not locked
+ * @owner: driver cookie handed back to the migrate routine
+ * @index: the page's index (see "Index"); at most %MOVABLE_POOL_MAX_INDEX
+ *
+ * For a driver that must fill the page, or tell someone about it, before
+ * the page may move, such as a balloon, which hands a page to the pool as
+ * it tells its host about it. The caller's reference passes to the pool,
+ * and the page is from then on a pool page as if movable_pool_alloc_page()
+ * had allocated it (the driver frees it with movable_pool_free_page(), or
+ * takes it back), including ->lru, which the caller must not be using.
+ * Whatever gfp the caller allocated it with, it may now move to any zone.
+ *
+ * A reference the caller keeps besides the one it hands over is its own
+ * to drop; the page is freed when the last one goes. The VM takes
+ * references of its own for moments, which is why the count is not
+ * checked for being 1.
+ *
+ * Context: process context; may sleep (it takes the page lock).
+ * Return: 0; -EINVAL for a NULL @pool or @page or an @index above
+ * %MOVABLE_POOL_MAX_INDEX, and, with a warning, for a page that is
+ * compound, free, mapped, has a ->mapping or a page type; -ENODEV if the
+ * pool is being destroyed. On failure the page is still the caller's.
+ */
+int movable_pool_add_page(struct movable_pool *pool, struct page *page,
+			  void *owner, pgoff_t index);
+
+/**
  * movable_pool_free_page() - free a page allocated from @pool
  * @pool: the pool the page came from
  * @page: the page; the one the migrate routine installed if it moved
@@ -389,9 +481,11 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
  * count as freed), the migrate routine is never called for them again,
  * and their user mappings are zapped.
  *
- * They are the caller's to free with __free_page(), soon: until then the
- * migration core may still look at them (and refuse them), so do not
- * reuse them for anything else.
+ * They are the caller's to free with __free_page(), soon, or to hand to
+ * movable_pool_add_page() again: until then the migration core may still
+ * look at them (and refuse them), so do not reuse them for anything else.
+ * Pages of a pool with %MOVABLE_POOL_OFFLINE_PAGES are still PageOffline()
+ * on 6.17 and later (see "Offline pages").
  *
  * Pages are only tried, never waited for, so the caller may hold the lock
  * its migrate routine takes. A driver that pins or otherwise uses pages of
@@ -402,6 +496,25 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
  */
 unsigned int movable_pool_take_pages(struct movable_pool *pool,
 				     struct page **pages, unsigned int nr);
+
+/**
+ * movable_pool_take_owner_pages() - take some pages of one owner
+ * @pool: the pool
+ * @owner: the owner cookie the pages were allocated or added with
+ * @pages: room for @nr pages
+ * @nr: how many at most
+ *
+ * movable_pool_take_pages() for pages of @owner only, for a pool several
+ * owners share, such as the balloon's, shared by its devices. Pages of
+ * other owners count among the busy pages one call passes over and go to
+ * the back of the list too.
+ *
+ * Context: as movable_pool_take_pages().
+ * Return: as movable_pool_take_pages().
+ */
+unsigned int movable_pool_take_owner_pages(struct movable_pool *pool,
+					   void *owner, struct page **pages,
+					   unsigned int nr);
 
 /**
  * movable_pool_pin() - keep a page where it is while it is in use

@@ -21,6 +21,8 @@ BAD='WARNING:|BUG:|KASAN|UBSAN|possible circular locking|possible recursive lock
 # message ("movable_pool: misuse: ...") precedes the WARNING line. Each of
 # those cases asserts the misuse count its pool keeps, so a warning that
 # does not come fails the case; the log shows only a call site's first.
+# On 7.x the balloon's test_balloon_dequeue_empty provokes the balloon's
+# "dequeue from an empty balloon" on purpose.
 log_problems() {
 	awk -v bad="$BAD" '
 		function flush() {
@@ -36,7 +38,7 @@ log_problems() {
 		/------------\[ cut here \]------------/ { flush(); inwarn = 1; next }
 		inwarn && /---\[ end trace/ { flush(); next }
 		inwarn {
-			if ($0 ~ /movable_pool: misuse:|virt-pci\.c/)
+			if ($0 ~ /movable_pool: misuse:|virt-pci\.c|balloon: dequeue from an empty balloon/)
 				ok = 1
 			buf[n++] = $0
 			next
@@ -91,10 +93,13 @@ kunit_run() {
 		;;
 	7.*)
 		# UML SMP: two host threads, so the concurrency cases overlap;
-		# it needs the seccomp userspace mode (ptrace mode is UP only)
+		# it needs the seccomp userspace mode (ptrace mode is UP only).
+		# The balloon's suite exists only in the series.
 		args=(--kunitconfig="$config" "$glob" --kconfig_add CONFIG_SMP=y
 		      --kconfig_add CONFIG_NR_CPUS=4 --kernel_args ncpus=2
 		      --kernel_args seccomp=on "${debug[@]}")
+		[ "$(basename "$config")" != .kunitconfig ] ||
+			args+=(--kconfig_add CONFIG_BALLOON_KUNIT_TEST=y)
 		;;
 	*)
 		args=(--kunitconfig="$config" "$glob" "${debug[@]}")
@@ -111,10 +116,13 @@ bench_lines() {
 	sed -n 's/.*: bench: /bench: /p' "$1"
 }
 
-# The suites kunit/.kunitconfig builds: all but the lockdep one.
+# The suites kunit/.kunitconfig builds for $1: all but the lockdep one, and
+# on 7.x the balloon's.
 kunit_suites() {
-	sed -n 's/^\t\.name = "\(movable_pool_[a-z_]*\)",$/\1/p' \
-		"$MP_REPO"/kunit/movable_pool_*_kunit.c | grep -vx movable_pool_lockdep
+	local files=("$MP_REPO"/kunit/movable_pool_*_kunit.c)
+	case $1 in 7.*) files+=("$MP_REPO/mainline/mm/tests/balloon_kunit.c") ;; esac
+	sed -n 's/^\t\.name = "\(movable_pool_[a-z_]*\)",$/\1/p' "${files[@]}" |
+		grep -vx movable_pool_lockdep
 }
 
 run_one() {
@@ -129,7 +137,7 @@ run_one() {
 		'movable_pool*'
 	rc=$?
 	# a build or boot failure, or a crash, leaves a suite without a result
-	for suite in $(kunit_suites); do
+	for suite in $(kunit_suites "$kver"); do
 		grep -Eq "^(not )?ok [0-9]+ (- )?$suite( |\$)" "$build/test.log" \
 			2>/dev/null || missing="$missing $suite"
 	done

@@ -64,24 +64,33 @@ check shellcheck "$out"
 # Warnings only: the build logs list every compiled file too.
 # In tree, make also rebuilds a few UML helpers with W=1: only our files
 # (under drivers/misc/movable_pool/) count there.
-warnings() { grep -E 'warning|error' | grep -v '^make' | grep -- "${1:-}"; }
+# Lines of the build log on stdin that warn, in files matching any of the
+# arguments (any file without one).
+warnings() {
+	local pats=() p
+	for p in "${@:-}"; do pats+=(-e "$p"); done
+	grep -E 'warning|error' | grep -v '^make' | grep "${pats[@]}"
+}
 
-# uml_w1 KVER TREE TARGETS FILTER: rebuild TARGETS in KVER's KUnit build
-# with W=1 and sparse; warnings in files matching FILTER fail.
+# uml_w1 KVER TREE TARGETS FILTER...: rebuild TARGETS in KVER's KUnit build
+# with W=1 and sparse; warnings in files matching a FILTER fail.
 uml_w1() {
-	local kver=$1 tree=$2 targets=$3 filter=$4 build=$MP_CACHE/uml-$1 log
+	local kver=$1 tree=$2 targets=$3 build=$MP_CACHE/uml-$1 log f
+	shift 3
 	if [ ! -f "$build/.config" ]; then
 		mp_log "no UML build for $kver yet: run tools/testing/kunit.sh first"
 		mp_result fail "w1-sparse-uml-$kver"
 		status=1
 		return
 	fi
-	find "$build" -path "*$filter*.o" -delete 2>/dev/null
+	for f in "$@"; do
+		find "$build" -path "*$f*.o" -delete 2>/dev/null
+	done
 	# shellcheck disable=SC2086
 	log=$(make -C "$tree" ARCH=um O="$build" W=1 C=1 -j"$(nproc)" \
 		$targets 2>&1) || log="$log
 build failed"
-	check "w1-sparse-uml-$kver" "$(printf '%s\n' "$log" | warnings "$filter")"
+	check "w1-sparse-uml-$kver" "$(printf '%s\n' "$log" | warnings "$@")"
 }
 
 for kver in $MP_KVERS_OOT; do
@@ -116,9 +125,12 @@ for kver in $MP_KVERS_ALL; do
 		status=1
 		continue
 	fi
-	# the library and every KUnit object the series adds
+	# the library, the balloon and every KUnit object the series adds
 	uml_w1 "$kver" "$MP_CACHE/linux-$kver-mp" \
-		"mm/movable_pool.o $(cd "$MP_CACHE/linux-$kver-mp" &&
-			echo mm/movable_pool*_kunit.c | sed 's/\.c/.o/g')" mm/movable_pool
+		"mm/movable_pool.o mm/balloon.o mm/tests/balloon_kunit.o $(
+			cd "$MP_CACHE/linux-$kver-mp" &&
+			echo mm/movable_pool*_kunit.c | sed 's/\.c/.o/g')" \
+		mm/movable_pool mm/balloon mm/tests/balloon
+
 done
 exit $status

@@ -5,7 +5,9 @@
 The series is generated from this repository's sources, so there is one
 copy of the code. lib/movable_pool_compat.h becomes mm/movable_pool_vm.h
 with every kernel-version condition resolved for the target kernel; the
-other files are copied as they are, with include paths adjusted.
+other files are copied as they are, with include paths adjusted. Files
+that exist only in the series (the balloon on movable_pool and its KUnit
+suite) are under mainline/, at their paths in the tree.
 
 usage: make-series.py KERNEL_TREE OUT_DIR [VERSION]
   KERNEL_TREE  an unpatched tree (Debian's linux-source-7.2)
@@ -285,8 +287,10 @@ def library(tree, code, author):
         'Documentation/core-api/movable_pool.rst':
             read(os.path.join(REPO, 'Documentation/core-api/movable_pool.rst')),
     }
-    block = kconfig_block('MOVABLE_POOL').replace('depends on MMU && MIGRATION',
-                                                   'depends on MIGRATION')
+    # from 6.17 movable_ops pages need MIGRATION only (before, __SetPageMovable()
+    # needed COMPACTION), so BALLOON_MIGRATION can select the library
+    block = kconfig_block('MOVABLE_POOL').replace(
+        'depends on MMU && MIGRATION && COMPACTION', 'depends on MIGRATION')
     files['mm/Kconfig'] = replace(read(os.path.join(tree, 'mm/Kconfig')),
                                   'config BALLOON\n',
                                   block + '\nconfig BALLOON\n', 'mm/Kconfig')
@@ -312,6 +316,58 @@ def library(tree, code, author):
         sys.exit('make-series: cannot place the MAINTAINERS entry')
     files['MAINTAINERS'] = mt[:pos] + entry + mt[pos:]
     return files
+
+
+def mainline(path):
+    """A file of the series that this repository keeps under mainline/."""
+    return read(os.path.join(REPO, 'mainline', path))
+
+
+def balloon(tree, prev_kconfig, prev_migrate):
+    """Patch 4: the balloon on movable_pool."""
+    files = {
+        'mm/balloon.c': mainline('mm/balloon.c'),
+        'include/linux/balloon.h': mainline('include/linux/balloon.h'),
+        'mm/Kconfig': prev_kconfig,
+    }
+    insert(tree, files, 'mm/Kconfig', [
+        ('\tdepends on MIGRATION && BALLOON\n', '\tselect MOVABLE_POOL\n')])
+    files['mm/migrate.c'] = replace(
+        prev_migrate,
+        '/* Only balloon page migration sets PageOffline pages movable. */',
+        '/* Only movable_pool (the balloon) sets PageOffline pages movable. */',
+        'mm/migrate.c')
+    return files
+
+
+BALLOON_KUNIT_KCONFIG = """
+config BALLOON_KUNIT_TEST
+	bool "KUnit tests for the memory balloon" if !KUNIT_ALL_TESTS
+	depends on KUNIT=y
+	select BALLOON
+	default KUNIT_ALL_TESTS
+	help
+	  Tests the memory balloon with a fake device: inflating and
+	  deflating with the balloon's accounting, two devices, and with
+	  BALLOON_MIGRATION, migration of inflated pages through the
+	  device's migratepage callback. Built in only, because the
+	  migration core entry points it calls are not exported.
+"""
+
+
+def balloon_kunit(prev_kconfig, prev_makefile):
+    """Patch 5: the balloon's KUnit suite."""
+    anchor = '\t  migrated for memory defragmentation purposes by memory compaction.\n'
+    line = 'obj-$(CONFIG_BALLOON) += balloon.o\n'
+    return {
+        'mm/tests/balloon_kunit.c': mainline('mm/tests/balloon_kunit.c'),
+        'mm/Kconfig': replace(prev_kconfig, anchor,
+                              anchor + BALLOON_KUNIT_KCONFIG,
+                              'mm/Kconfig balloon test'),
+        'mm/Makefile': replace(prev_makefile, line,
+                               line + 'obj-$(CONFIG_BALLOON_KUNIT_TEST) += tests/balloon_kunit.o\n',
+                               'mm/Makefile balloon test'),
+    }
 
 
 def kunit(prev_kconfig, prev_makefile):
@@ -374,7 +430,12 @@ page_movable_ops() about it. Patch 2 adds the library and its
 documentation. Patch 3 adds KUnit suites that drive the real migration
 core: isolate_movable_ops_page(), migrate_pages(), putback_movable_pages()
 and alloc_contig_range() on pageblocks they fragment themselves, pins
-racing migration on two CPUs, and destroy racing the VM.
+racing migration on two CPUs, and destroy racing the VM. Patch 4 moves
+the memory balloon (mm/balloon.c) onto the library, so the kernel's other
+user of driver-page migration shares its code: the balloon's own isolate,
+putback and migrate code goes, and its drivers (virtio_balloon,
+vmw_balloon, cmm) do not change. Patch 5 adds KUnit tests for the
+balloon.
 
 The same sources build out of tree for 5.10 (address_space_operations),
 and 6.1 and 6.12 (struct movable_operations in ->mapping); this series is
@@ -415,19 +476,90 @@ Nothing is allocated per page; the page's own struct page holds the pool
 (->mapping, the pool's address_space), the driver's owner cookie
 (->private), index, pin count and state (->index) and the pool's list
 (->lru, while not isolated). See Documentation/core-api/movable_pool.rst.
+
+A pool may keep PageOffline() pages instead (MOVABLE_POOL_OFFLINE_PAGES),
+for balloons: kdump, /proc/kcore and memory offlining tell inflated pages
+by that type. The library then registers its movable_operations for
+PGTY_offline as well, and tells its pages from other PageOffline() users
+by PG_movable_ops and the pool's pseudo-fs behind ->mapping. Until the
+balloon moves onto the library (patch 4), the balloon holds PGTY_offline
+and such pools are refused with -EOPNOTSUPP.
 '''),
     ('mm: movable_pool: add KUnit suites', '''\
 One suite per topic (movable_pool_alloc, _layout, _pins, _migration,
-_bulk, _take, _destroy, _user_mapping, _fault_injection, _concurrency and
-_bench), sharing the test driver in movable_pool_kunit.c. The cases call
-the migration core directly (isolate_movable_ops_page(), migrate_pages(),
-putback_movable_pages(), alloc_contig_range() on a pageblock the test
-fragments with random holes), so the option is bool and needs KUNIT=y.
+_bulk, _take, _adopt, _offline, _destroy, _user_mapping, _fault_injection,
+_concurrency and _bench), sharing the test driver in movable_pool_kunit.c.
+The cases call the migration core directly (isolate_movable_ops_page(),
+migrate_pages(), putback_movable_pages(), alloc_contig_range() on a
+pageblock the test fragments with random holes), so the option is bool
+and needs KUNIT=y.
 A case that provokes a misuse warning asserts the count the pool keeps of
 them. Run with two CPUs, pin/unpin and migration race for real:
 tools/testing/kunit/kunit.py run --kconfig_add CONFIG_SMP=y
 --kernel_args ncpus=2 with mm/.kunitconfig-style options MOVABLE_POOL=y,
 MOVABLE_POOL_KUNIT_TEST=y, COMPACTION=y, CMA=y, DEBUG_FS=y.
+'''),
+    ('mm: balloon: keep inflated pages in a movable_pool', '''\
+The balloon had its own isolate, putback and migrate callbacks, page list,
+lock and teardown rules: what movable_pool does for every driver. Keep
+inflated pages in a movable_pool instead; the balloon keeps only what is
+its own: having the host swap pages through the device's migratepage, and
+its accounting.
+
+One pool for all devices, created at boot, with each page's owner cookie
+its device: balloon_devinfo_init() is a static inline void and no driver
+calls a teardown, so a pool per device would change every driver's probe
+and remove (and their error paths) to create and destroy it. No
+hypervisor offers two balloon devices today, but the balloon supports
+several, and a device must never dequeue another's page (it would tell
+its host of a frame that host never took): dequeue takes pages with
+movable_pool_take_owner_pages(), which passes over other owners' pages.
+
+What stays as it was:
+- The API drivers call, with its signatures: virtio_balloon, vmw_balloon
+  and cmm build unchanged. struct balloon_dev_info loses isolated_pages,
+  which only mm/balloon.c read.
+- Inflated pages are PageOffline() until freed (the pool has
+  MOVABLE_POOL_OFFLINE_PAGES; movable_pool, not the balloon, registers
+  the PGTY_offline movable_operations now) and allocated with
+  GFP_HIGHUSER_MOVABLE. page->lru is the driver's until enqueue and again
+  after dequeue. vmw_balloon may enqueue again what its host refused to
+  take back: movable_pool_add_page() accepts a page taken from the pool.
+- BALLOON_INFLATE, BALLOON_DEFLATE and BALLOON_MIGRATE, NR_BALLOON_PAGES
+  and adjust_managed_page_count(), with its fixup when a page moves to
+  another zone.
+- migratepage's -ENOENT (vmw_balloon: the host gave the old page back but
+  did not take the new one) becomes MOVABLE_POOL_MIGRATE_DROP: the old
+  page leaves the balloon and is freed, the new one is not used, and the
+  VM sees success.
+- Without BALLOON_MIGRATION nothing moves, and the kernel may lack
+  MIGRATION, which movable_pool needs: each device lists its pages under
+  a lock as before. BALLOON_MIGRATION selects MOVABLE_POOL.
+
+What changes:
+- The BUG() when a driver dequeues from an empty balloon becomes a
+  WARN_ONCE() and NULL: a driver that lost count must not take the
+  kernel down.
+- NR_BALLOON_PAGES followed neither a page dropped on -ENOENT nor a page
+  that moved to another node; it does now.
+- Enqueueing may sleep (it takes the page lock); every caller is in
+  process context. Dequeueing may return fewer pages than requested while
+  pages are locked or isolated, as it did while they were isolated.
+- The pool is created by a subsys_initcall_sync(), after movable_pool's
+  subsys_initcall() and before any balloon driver's initcall.
+- The balloon's statistics are in
+  /sys/kernel/debug/movable_pool/balloon-<id>/stats.
+'''),
+    ('mm: balloon: add KUnit tests', '''\
+A fake device inflates and deflates the balloon. The tests check the
+balloon's accounting (vm events, NR_BALLOON_PAGES, managed pages),
+PageOffline() on every inflated page until it is freed, enqueueing pages
+again after a dequeue (vmw_balloon), and, with BALLOON_MIGRATION,
+migration of inflated pages through the device's migratepage
+(isolate_movable_ops_page() and migrate_pages(), as compaction calls
+them), migratepage's -ENOENT and -EAGAIN, dequeueing everything while the
+VM holds a page, and two devices that never get each other's pages. A
+dequeue from an empty balloon warns once and returns NULL.
 '''),
 ]
 
@@ -456,7 +588,9 @@ def main():
     p1 = page_type(tree)
     p2 = library(tree, code, author)
     p3 = kunit(p2['mm/Kconfig'], p2['mm/Makefile'])
-    patches = [p1, p2, p3]
+    p4 = balloon(tree, p3['mm/Kconfig'], p1['mm/migrate.c'])
+    p5 = balloon_kunit(p4['mm/Kconfig'], p3['mm/Makefile'])
+    patches = [p1, p2, p3, p4, p5]
 
     with tempfile.TemporaryDirectory() as work:
         git(work, 'init', '-q')
