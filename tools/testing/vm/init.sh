@@ -134,6 +134,12 @@ balloon)
 	*) mods=mp_balloon; lib_in && insmod /mp_balloon.ko || rc=1 ;;
 	esac
 	[ $rc = 0 ] && { /balloon_guest $args || rc=1; }
+	# on 7.x with patches/7.x the kernel's balloon keeps its pages in a
+	# movable_pool: its counters show the library moved them
+	for f in /sys/kernel/debug/movable_pool/balloon-*/stats; do
+		[ -r "$f" ] || continue
+		echo "MP_STEP balloon_pool_pages=$(sed -n 's/^pages //p' "$f") balloon_pool_migrated=$(sed -n 's/^migrated //p' "$f") balloon_pool_misuse=$(sed -n 's/^misuse //p' "$f")"
+	done
 	# both must let go of the device and their pages
 	for m in $mods; do rmmod $m || rc=1; done
 	[ "$mods" = virtio_balloon ] || lib_out || rc=1
