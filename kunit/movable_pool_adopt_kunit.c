@@ -158,7 +158,7 @@ static void test_add_page_to_dying_pool(struct kunit *test)
 	/* until destroy has begun; pages allocated before it are its own */
 	while (!IS_ERR(page = movable_pool_alloc_page(pool, MPT_GFP, NULL, 1)))
 		usleep_range(1000, 2000);
-	KUNIT_ASSERT_EQ(test, PTR_ERR(page), -ENODEV);
+	KUNIT_ASSERT_EQ(test, mpt_err(page), -ENODEV);
 
 	page = mpt_plain_page(test, 7);
 	KUNIT_EXPECT_EQ(test, movable_pool_add_page(pool, page, NULL, 1),
