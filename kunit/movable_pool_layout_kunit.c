@@ -80,7 +80,7 @@ static void test_page_fields_follow_migration(struct kunit *test)
 	 * Each successor took its predecessor's place on the pool's list:
 	 * destroy finds and frees them all (expected: one "misuse" warning).
 	 */
-	KUNIT_EXPECT_EQ(test, mpt_destroy(test), 1UL);
+	KUNIT_EXPECT_EQ(test, mpt_destroy(test), 1U);
 	memset(ctx->table, 0, sizeof(ctx->table));
 	for (i = 0; i < 4; i++) {
 		KUNIT_EXPECT_EQ(test, page_count(moved[i]), 1);

@@ -440,7 +440,7 @@ static void test_destroy_with_live_mapping(struct kunit *test)
 	mpt_unlink(ctx, 0);
 	mpt_unlink(ctx, 1);
 	/* expected: one "misuse" warning, for the pages not freed */
-	KUNIT_EXPECT_EQ(test, mpt_destroy(test), 1UL);
+	KUNIT_EXPECT_EQ(test, mpt_destroy(test), 1U);
 	mpt_expect_released(test, watch, 2);
 
 	/* the mapping is empty, and the driver's fault refuses */
