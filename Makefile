@@ -24,20 +24,24 @@
 #                          source with Debian's config, reduced (cached)
 #   make lint              checkpatch, kernel-doc, W=1 + sparse builds
 #   make vmtest [KVER=]    gfxbuf tests in qemu guests running Debian kernels
-#                          (KVER=6.12-checked: our KASAN/lockdep/kmemleak build)
+#                          (KVER=6.12-checked: our KASAN/lockdep/kmemleak build;
+#                          KVER=7.2: the patched kernel of make kernel)
 #   make stress [KVER=] [DURATION=600]
 #                          everything at once on four vCPUs: BO churn, mmap,
 #                          fork, engine pins, compaction, offlining, rmmod
 #                          attempts, then the fuzzer (6.1, 6.12 and
 #                          6.12-checked with fault injection; ~45 min;
-#                          KVER=6.12-kcsan: our KCSAN build, not in the default)
+#                          KVER=6.12-kcsan: our KCSAN build, KVER=7.2 the
+#                          patched one; neither in the default)
 #   make bench             side by side with hand-rolled, anon and unmovable
-#                          memory in guests, and mp_balloon against Debian's
-#                          virtio_balloon; writes bench/RESULTS.md (~30 min)
+#                          memory in guests on 6.1, 6.12 and the patched 7.2,
+#                          mp_balloon against virtio_balloon, and 7.2's balloon
+#                          before and after patches/7.x; writes bench/RESULTS.md
 #   make clean             drop modules, initramfs images and guest logs built from this tree
 #
 # KVER is 5.10, 6.1, 6.12 or 7.2 (the patched kernel; 7.2-debian is Debian's
-# own, for the balloon's before and after); unset means all that apply. Caches live in ~/.cache/movable_pool
+# own, for the balloon's before and after); unset means all that apply.
+# Caches live in ~/.cache/movable_pool
 # (override with MP_CACHE=).
 
 KVER ?=
