@@ -58,6 +58,7 @@ static int balloon_migrate(struct movable_pool *pool, void *owner,
 	if (rc)
 		return rc;
 	count_vm_event(BALLOON_MIGRATE);
+	/* the counts follow the page to its new zone (and node) */
 	if (page_zone(src) != page_zone(dst)) {
 		if (b_dev_info->adjust_managed_page_count) {
 			adjust_managed_page_count(src, 1);
