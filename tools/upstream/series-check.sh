@@ -17,8 +17,9 @@ series=$MP_REPO/patches/7.x
 mapfile -t patches < <(printf '%s\n' "$series"/0*.patch | grep -v '/0000-')
 case ${1:-} in
 --last)
-	first=$(git -C "$MP_REPO" log -1 --format= --name-only -- 'patches/7.x/0*.patch' |
-		grep -v '/0000-' | sort | head -1)
+	last=$(git -C "$MP_REPO" log -1 --format=%H -- 'patches/7.x/0[1-9]*.patch')
+	first=$(git -C "$MP_REPO" show --format= --name-only "$last" -- \
+		'patches/7.x/0[1-9]*.patch' | sort | head -1)
 	[ -n "$first" ] || mp_die "no commit touches patches/7.x"
 	want=$(basename "$first" | cut -c1-4)
 	;;
