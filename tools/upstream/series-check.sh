@@ -17,9 +17,11 @@ series=$MP_REPO/patches/7.x
 mapfile -t patches < <(printf '%s\n' "$series"/0*.patch | grep -v '/0000-')
 case ${1:-} in
 --last)
-	last=$(git -C "$MP_REPO" log -1 --format=%H -- 'patches/7.x/0[1-9]*.patch')
-	first=$(git -C "$MP_REPO" show --format= --name-only "$last" -- \
-		'patches/7.x/0[1-9]*.patch' | sort | head -1)
+	# the lowest-numbered patch of the newest commit that changed one
+	first=$(git -C "$MP_REPO" log --format='commit %H' --name-only -- patches/7.x/ |
+		awk '/^commit / { if (found) exit; next }
+		     /\/0[0-9]*[1-9][0-9]*-[^\/]*\.patch$/ { found = 1; print }' |
+		sort | head -1)
 	[ -n "$first" ] || mp_die "no commit touches patches/7.x"
 	want=$(basename "$first" | cut -c1-4)
 	;;
