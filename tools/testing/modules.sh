@@ -10,64 +10,64 @@
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# Print the directory holding the freshly built modules for $1.
+# mp_make_modules KDIR DIR ARGS...: build DIR's modules against KDIR (a
+# kernel build or Debian's headers), with $MP_MAKE_ARGS.
+mp_make_modules() {
+	local kdir=$1 dir=$2
+	shift 2
+	# shellcheck disable=SC2086	# MP_MAKE_ARGS is a list of arguments
+	make -C "$kdir" M="$dir" "$@" ${MP_MAKE_ARGS:-} -j"$(nproc)" modules >&2
+}
+
+# Print the directory holding the freshly built modules for $1. For a
+# patched 7.x kernel, whose library is built in, only the samples and make
+# bench's yardstick (without its hand-rolled kind) are built, laid out the
+# same way.
 mp_build_modules() {
-	local kver=$1 hdrs abi dir
+	local kver=$1 kdir abi dir extra=(CONFIG_MOVABLE_POOL_BENCH=m)
 	case $kver in
 	*-checked|*-kcsan)	# our own builds of Debian's source
-		hdrs=$(mp_checked_tree "${kver%-*}" "${kver##*-}") || return 1
+		kdir=$(mp_checked_tree "${kver%-*}" "${kver##*-}") || return 1
 		abi=$kver
 		;;
 	7.*-debian)	# Debian's own 7.x headers: the out-of-tree build refuses
-		hdrs=$(mp_headers "${kver%-debian}") || return 1
-		abi=$(basename "$hdrs" | sed 's/^linux-headers-//; s/-amd64$//')
+		kdir=$(mp_headers "${kver%-debian}") || return 1
 		;;
 	7.*)
-		mp_build_samples "$kver"
-		return
+		kdir=$(mp_patched_tree "$kver") || return 1
+		abi=$kver-mp
 		;;
 	*)
-		hdrs=$(mp_headers "$kver") || return 1
-		abi=$(basename "$hdrs" | sed 's/^linux-headers-//; s/-amd64$//')
+		kdir=$(mp_headers "$kver") || return 1
 		;;
 	esac
-	dir=$MP_CACHE/modules-$abi
-	rsync -a --delete --exclude .git "$MP_REPO/" "$dir/" || return 1
+	[ -n "${abi:-}" ] ||
+		abi=$(basename "$kdir" | sed 's/^linux-headers-//; s/-amd64$//')
 	# Debian built 5.10 with gcc-10, which bookworm lacks: gcc 12 it is.
-	# make bench's hand-rolled yardstick speaks the 6.x interface only.
-	local extra=(CONFIG_MOVABLE_POOL_BENCH=m)
-	[ "$kver" = 5.10 ] && extra=(CC=gcc)
-	mp_log "building modules for $abi ${MP_MAKE_ARGS:-}"
-	# shellcheck disable=SC2086
-	make -C "$hdrs" M="$dir" "${extra[@]}" ${MP_MAKE_ARGS:-} \
-		CONFIG_MOVABLE_POOL=m CONFIG_MOVABLE_POOL_SAMPLES=m \
-		-j"$(nproc)" modules >&2 || return 1
-	# the samples without movable_pool: the guests' unmovable baseline
-	# shellcheck disable=SC2086
-	make -C "$hdrs" M="$dir/samples/movable_pool/unmovable" \
-		"${extra[@]}" ${MP_MAKE_ARGS:-} -j"$(nproc)" modules >&2 ||
-		return 1
-	echo "$dir"
-}
-
-# The samples for the patched 7.x kernel $1, whose library is built in;
-# prints their directory, laid out as mp_build_modules() lays out its own.
-mp_build_samples() {
-	local kver=$1 build dir
-	build=$(mp_patched_tree "$kver") || return 1
-	dir=$MP_CACHE/modules-$kver-mp
-	rsync -a --delete --exclude .git "$MP_REPO/" "$dir/" || return 1
-	mp_log "building the samples for the patched $kver kernel ${MP_MAKE_ARGS:-}"
-	# shellcheck disable=SC2086
-	make -C "$build" M="$dir/samples/movable_pool" ${MP_MAKE_ARGS:-} \
-		CONFIG_MOVABLE_POOL_SAMPLES=m -j"$(nproc)" modules >&2 || return 1
-	# shellcheck disable=SC2086
-	make -C "$build" M="$dir/samples/movable_pool/unmovable" \
-		${MP_MAKE_ARGS:-} -j"$(nproc)" modules >&2 || return 1
-	# make bench's yardstick, without its hand-rolled kind
-	# shellcheck disable=SC2086
-	make -C "$build" M="$dir/tools/testing/bench" ${MP_MAKE_ARGS:-} \
-		CONFIG_MOVABLE_POOL_BENCH=m -j"$(nproc)" modules >&2 || return 1
+	[ "$kver" = 5.10 ] && extra+=(CC=gcc)
+	dir=$MP_CACHE/modules-$abi
+	# one build per directory at a time: make check runs two lanes
+	(
+		flock 9
+		rsync -a --delete --exclude .git "$MP_REPO/" "$dir/" || exit 1
+		mp_log "building modules for $abi ${MP_MAKE_ARGS:-}"
+		case $abi in
+		*-mp)
+			mp_make_modules "$kdir" "$dir/samples/movable_pool" \
+				CONFIG_MOVABLE_POOL_SAMPLES=m &&
+			mp_make_modules "$kdir" "$dir/tools/testing/bench" \
+				"${extra[@]}" || exit 1
+			;;
+		*)
+			mp_make_modules "$kdir" "$dir" "${extra[@]}" \
+				CONFIG_MOVABLE_POOL=m CONFIG_MOVABLE_POOL_SAMPLES=m ||
+				exit 1
+			;;
+		esac
+		# the samples without movable_pool: the guests' unmovable baseline
+		mp_make_modules "$kdir" "$dir/samples/movable_pool/unmovable" \
+			"${extra[@]}"
+	) 9> "$dir.lock" || return 1
 	echo "$dir"
 }
 

@@ -24,28 +24,5 @@ if ! diff -r -q "$series" "$work/series" > /dev/null 2>&1; then
 fi
 
 tree=$MP_CACHE/linux-$kver-mp
-# hard links: the copy costs no space; files are replaced, never edited
-[ -d "$tree" ] || cp -al "$pristine" "$tree" || exit 1
-files=$(grep -h '^diff --git ' "$series"/0*.patch | awk '{ print substr($3, 3) }' |
-	sort -u)
-for f in $files; do
-	[ -f "$pristine/$f" ] && install -D -m 644 "$pristine/$f" "$work/stage/$f"
-done
-mkdir -p "$work/stage"
-for p in "$series"/0*.patch; do
-	case $p in */0000-cover-letter.patch) continue ;; esac
-	patch -s -p1 -d "$work/stage" < "$p" || mp_die "$(basename "$p") does not apply"
-done
-# files the previous series touched and this one does not go back too
-while IFS= read -r f; do
-	src=$work/stage/$f
-	[ -f "$src" ] || src=$pristine/$f
-	if [ ! -f "$src" ]; then
-		rm -f "$tree/$f"
-	elif ! cmp -s "$src" "$tree/$f"; then
-		rm -f "$tree/$f"
-		install -D -m 644 "$src" "$tree/$f"
-	fi
-done < <({ printf '%s\n' "$files"; cat "$tree/.mp-series-files" 2>/dev/null; } | sort -u)
-printf '%s\n' "$files" > "$tree/.mp-series-files"
+mp_apply_series "$pristine" "$tree" || exit 1
 mp_log "patches/7.x applied to $tree"

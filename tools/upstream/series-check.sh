@@ -33,7 +33,6 @@ pristine=$(mp_kernel_tree "$kver") || exit 1
 full=$(mp_patched_tree "$kver") || exit 1	# its config, and the series' files
 tree=$MP_CACHE/linux-$kver-series
 build=$MP_CACHE/kernel-$kver-series
-[ -d "$tree" ] || cp -al "$pristine" "$tree" || exit 1
 mkdir -p "$build"
 files=$(grep -h '^diff --git ' "${patches[@]}" | awk '{ print substr($3, 3) }' | sort -u)
 dirs=$(printf '%s\n' "$files" | grep '\.c$' | xargs -r -n1 dirname | sort -u |
@@ -47,24 +46,10 @@ targets=$(printf '%s\n' mm/ $dirs $users | sort -u | tr '\n' ' ')
 
 status=0
 for n in $want; do
-	# the files the series touches, as patches 1..n leave them; the tree
-	# shares the others with the pristine one (hard links: replace files,
-	# never edit them)
-	stage=$(mktemp -d)
-	for f in $files; do
-		[ -f "$pristine/$f" ] && install -D -m 644 "$pristine/$f" "$stage/$f"
-	done
-	for p in "${patches[@]}"; do
-		[ "$(basename "$p" | cut -c1-4)" \> "$n" ] && break
-		patch -s -p1 -d "$stage" < "$p" ||
-			mp_die "$(basename "$p") does not apply"
-	done
-	for f in $files; do
-		rm -f "$tree/$f"
-		[ -f "$stage/$f" ] && install -D -m 644 "$stage/$f" "$tree/$f"
-	done
-	rm -rf "$stage"
-	cp "$full/.config" "$build/.config"
+	# unchanged files keep their times: a second run of the same patch
+	# rebuilds nothing
+	mp_apply_series "$pristine" "$tree" "$n" || mp_die "the series does not apply"
+	cmp -s "$full/.config" "$build/.config" || cp "$full/.config" "$build/.config"
 	log=$MP_CACHE/series-check-$n.log
 	mp_log "series up to patch $n: building $targets"
 	# shellcheck disable=SC2086	# lists of targets

@@ -21,15 +21,9 @@ mp_vmlinuz() {
 	7.*-debian)	# Debian splits 7.x: the image, and its modules
 		kver=${kver%-debian}
 		abi=$(mp_abi "$kver")
-		root=$MP_CACHE/image-$abi
-		if [ ! -f "$root/.mp-ready" ]; then
-			mp_log "fetching Debian $abi kernel image and modules"
-			rm -rf "$root"
-			mp_fetch_deb "linux-binary-$abi-amd64" "$root" "${MP_SUITE[$kver]}"
-			mp_fetch_deb "linux-modules-$abi-amd64" "$root" "${MP_SUITE[$kver]}"
-			touch "$root/.mp-ready"
-		fi
-		echo "$root/usr/lib/modules/$abi-amd64/vmlinuz"
+		mp_fetch_once "$MP_CACHE/image-$abi" "${MP_SUITE[$kver]}" \
+			"linux-binary-$abi-amd64" "linux-modules-$abi-amd64" || return 1
+		echo "$MP_CACHE/image-$abi/usr/lib/modules/$abi-amd64/vmlinuz"
 		return
 		;;
 	7.*)
@@ -39,15 +33,9 @@ mp_vmlinuz() {
 		;;
 	esac
 	abi=$(mp_abi "$kver")
-	root=$MP_CACHE/image-$abi
-	if [ ! -f "$root/.mp-ready" ]; then
-		mp_log "fetching Debian $abi kernel image"
-		rm -rf "$root"
-		mp_fetch_deb "linux-image-$abi-amd64-unsigned" "$root" \
-			"${MP_SUITE[$kver]}"
-		touch "$root/.mp-ready"
-	fi
-	echo "$root/boot/vmlinuz-$abi-amd64"
+	mp_fetch_once "$MP_CACHE/image-$abi" "${MP_SUITE[$kver]}" \
+		"linux-image-$abi-amd64-unsigned" || return 1
+	echo "$MP_CACHE/image-$abi/boot/vmlinuz-$abi-amd64"
 }
 
 # Copy Debian's virtio modules for $1 into $2, for the balloon test: the
@@ -84,8 +72,8 @@ mp_virtio_modules() {
 mp_initramfs_modules() {
 	local kver=$1 dir=$2 mods
 	case $kver in 7.*-debian) return 0 ;; esac
-	mods=$(mp_build_modules "$kver" 2>"$MP_CACHE/modules-$kver.log") || {
-		cat "$MP_CACHE/modules-$kver.log" >&2
+	mods=$(mp_build_modules "$kver" 2>"$dir.modules.log") || {
+		cat "$dir.modules.log" >&2
 		return 1
 	}
 	cp "$mods/samples/movable_pool/gfxbuf.ko" \
@@ -104,11 +92,11 @@ mp_initramfs_modules() {
 	return 0
 }
 
-# Build the guest's initramfs for $1 and print its path.
+# mp_initramfs KVER [DIR]: build the guest's initramfs for KVER in DIR
+# (default $MP_CACHE/initramfs-KVER) and print its path, DIR.cpio.gz.
 mp_initramfs() {
-	local kver=$1 dir out
-	dir=$MP_CACHE/initramfs-$kver
-	out=$MP_CACHE/initramfs-$kver.cpio.gz
+	local kver=$1 dir=${2:-$MP_CACHE/initramfs-$1} out
+	out=$dir.cpio.gz
 	rm -rf "$dir"
 	mkdir -p "$dir/bin" "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp"
 	cp /bin/busybox "$dir/bin/busybox"
