@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The kernel interfaces the samples use that differ between the kernels
- * they build for; the samples themselves use movable_pool only through
- * <linux/movable_pool.h>.
+ * The kernel interfaces the samples (and make bench's bench_driver) use
+ * that differ between the kernels they build for; the samples themselves
+ * use movable_pool only through <linux/movable_pool.h>.
  */
 #ifndef _MOVABLE_POOL_SAMPLES_COMPAT_H
 #define _MOVABLE_POOL_SAMPLES_COMPAT_H
@@ -13,7 +13,7 @@
 #include <linux/virtio_config.h>
 
 #if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
-/* kmap_local_page() came in 5.11; gfxbuf sleeps in no mapping it makes */
+/* kmap_local_page() came in 5.11; no sample sleeps in a mapping it makes */
 #define kmap_local_page(page)	kmap_atomic(page)
 #define kunmap_local(addr)	kunmap_atomic(addr)
 #endif

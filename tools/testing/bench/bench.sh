@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench: movable_pool side by side with the other ways to hold memory,
-# in the same 1 GiB guests (Debian's 6.1 and 6.12 kernels, qemu TCG):
+# in the same 1 GiB guests (Debian's 5.10, 6.1 and 6.12 kernels and the
+# patched 7.2, qemu TCG):
 #   none        nothing held: the ceiling
 #   anon        a process holding anonymous memory (LRU pages)
-#   handrolled  bench_driver.ko with its own movable_operations
+#   handrolled  bench_driver.ko with its own movable_operations (5.10: an
+#               inode's address_space_operations; none on 7.x)
 #   pool        bench_driver.ko on movable_pool
 #   unmovable   bench_driver.ko with alloc_page(GFP_KERNEL)
 # Each kind holds 10, 20, 40 and 60% of RAM with random holes, five boots
@@ -27,7 +29,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 # the kernels whose figures bench/RESULTS.md reports
-MP_KVERS=${MP_KVERS:-"6.1 6.12 7.2"}
+MP_KVERS=${MP_KVERS:-"5.10 6.1 6.12 7.2"}
 . "$here/../modules.sh"
 . "$here/../vm/vm.sh"
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench_driver's hand-rolled kind: its own struct movable_operations, the
- * table slot in page->private, nothing else per page. The interface every
- * in-tree user writes anew, as a module could on 6.0-6.16.
+ * bench_driver's hand-rolled kind: the table slot in page->private, nothing
+ * else per page, the least a driver can do where a module may make pages
+ * movable itself. How a page is made movable differs by kernel:
+ * bench_handrolled_aops.c (an inode's address_space_operations, before
+ * 6.0) and bench_handrolled_mops.c (struct movable_operations, 6.0-6.16).
  */
 
 #include <linux/migrate.h>
@@ -13,19 +15,16 @@
 
 static atomic_long_t migrated;
 
-static bool handrolled_isolate(struct page *page, isolate_mode_t mode)
+bool handrolled_isolate(struct page *page, isolate_mode_t mode)
 {
 	return true;
 }
 
-static void handrolled_putback(struct page *page)
+void handrolled_putback(struct page *page)
 {
 }
 
-static const struct movable_operations handrolled_mops;
-
-static int handrolled_migrate(struct page *dst, struct page *src,
-			      enum migrate_mode mode)
+int handrolled_move(struct page *dst, struct page *src, enum migrate_mode mode)
 {
 	unsigned long slot = page_private(src);
 	int ret;
@@ -35,19 +34,13 @@ static int handrolled_migrate(struct page *dst, struct page *src,
 		return ret;
 	get_page(dst);
 	set_page_private(dst, slot);
-	__SetPageMovable(dst, &handrolled_mops);
+	handrolled_set_movable(dst);
 	__ClearPageMovable(src);
 	set_page_private(src, 0);
 	put_page(src);
 	atomic_long_inc(&migrated);
 	return MIGRATEPAGE_SUCCESS;
 }
-
-static const struct movable_operations handrolled_mops = {
-	.isolate_page	= handrolled_isolate,
-	.migrate_page	= handrolled_migrate,
-	.putback_page	= handrolled_putback,
-};
 
 struct page *handrolled_alloc(unsigned long slot)
 {
@@ -56,7 +49,7 @@ struct page *handrolled_alloc(unsigned long slot)
 	if (page) {
 		lock_page(page);
 		set_page_private(page, slot);
-		__SetPageMovable(page, &handrolled_mops);
+		handrolled_set_movable(page);
 		unlock_page(page);
 	}
 	return page;

@@ -5,9 +5,10 @@
  * kinds only in where its pages come from and how they move:
  *
  *   kind=pool        movable_pool pages; the routine repoints the table
- *   kind=handrolled  its own struct movable_operations, the table slot in
+ *   kind=handrolled  its own movable_operations (before 6.0: an inode's
+ *                    address_space_operations), the table slot in
  *                    page->private, nothing else per page: the least a
- *                    driver can do on 6.0-6.16 (bench_handrolled.c; not
+ *                    driver can do up to 6.16 (bench_handrolled*.c; not
  *                    on 7.x, where only in-tree code can)
  *   kind=unmovable   alloc_page(GFP_KERNEL), as drivers do today
  *
@@ -285,6 +286,8 @@ static void bench_release(void)
 	for (slot = 0; slot < pages; slot++)
 		bench_free(slot);
 	movable_pool_destroy(pool);
+	if (bench_kind == BENCH_HANDROLLED)
+		handrolled_teardown();
 	vfree(table);
 }
 
@@ -312,6 +315,13 @@ static int __init bench_init(void)
 		if (IS_ERR(pool)) {
 			vfree(table);
 			return PTR_ERR(pool);
+		}
+	} else if (bench_kind == BENCH_HANDROLLED) {
+		int ret = handrolled_setup();
+
+		if (ret) {
+			vfree(table);
+			return ret;
 		}
 	}
 	for (slot = 0; slot < pages; slot++) {
