@@ -21,8 +21,8 @@
 #
 # Knobs: MP_BENCH_BOOTS (5), MP_BENCH_PCTS ("10 20 40 60"), MP_KVERS,
 # MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_KUNIT_RUNS
-# (3), MP_BENCH_BALLOON_SEEDS ("1 2 3"), MP_BENCH_OUT (bench/ of this
-# repository).
+# (3), MP_BENCH_BALLOON_SEEDS ("1 2 3"; empty: no balloon runs),
+# MP_BENCH_OUT (bench/ of this repository).
 # --smoke: one boot per kind at 40% on 6.12, report under the cache, and
 # RESULT lines for make check (every boot ok, pool above unmovable).
 set -uo pipefail
@@ -38,7 +38,7 @@ PCTS=${MP_BENCH_PCTS:-"10 20 40 60"}
 KUNIT_RUNS=${MP_BENCH_KUNIT_RUNS:-3}
 SMPS=${MP_BENCH_SMPS:-"1 2 4"}
 MICRO_BOOTS=${MP_BENCH_MICRO_BOOTS:-3}
-BALLOON_SEEDS=${MP_BENCH_BALLOON_SEEDS:-"1 2 3"}
+BALLOON_SEEDS=${MP_BENCH_BALLOON_SEEDS-"1 2 3"}
 OUT=${MP_BENCH_OUT:-$MP_REPO/bench}
 WORK=$MP_CACHE/bench
 KINDS="anon handrolled pool unmovable"
