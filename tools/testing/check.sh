@@ -13,9 +13,9 @@
 # busy: builds (KUnit, lint, series-check, docs) and guests (everything
 # that boots qemu, the Debian package last). What both lanes read is
 # fetched and built first, one thing at a time ("prepare"); after that
-# they share only the module build directories, which mp_build_modules
-# locks. A step's output is printed whole when it ends, with its time.
-# MP_CHECK_LANES=1 runs the lanes one after the other.
+# neither writes what the other uses (lint's W=1 module builds have
+# directories of their own). A step's output is printed whole when it
+# ends, with its time. MP_CHECK_LANES=1 runs the lanes one after the other.
 set -uo pipefail
 here=$(dirname "$0")
 . "$here/lib.sh"
@@ -109,9 +109,13 @@ elif [ "${MP_CHECK_LANES:-2}" = 1 ]; then
 	lane_builds
 	lane_guests
 else
+	# an interrupted make check stops both lanes and all they started
+	trap 'trap - INT TERM; kill 0' INT TERM
 	lane_builds &
+	builds=$!
 	lane_guests
-	wait
+	# a lane that died left steps without results: that fails too
+	wait "$builds" || mp_result fail lane-builds >> "$results"
 fi
 
 passed=$(grep -c '^RESULT: pass' "$results")

@@ -259,12 +259,15 @@ mp_patched_tree() {
 # all) leave them. Files are replaced, never edited (the links), and only
 # when their content changes, so the builds in TREE stay incremental.
 mp_apply_series() {
-	local pristine=$1 tree=$2 last=${3:-9999} stage p f src files
+	local pristine=$1 tree=$2 last=${3:-9999} stage p f files all
 	files=$(grep -h '^diff --git ' "$MP_REPO"/patches/7.x/0*.patch |
 		awk '{ print substr($3, 3) }' | sort -u)
+	# and the files an earlier series touched: they go back too
+	all=$({ printf '%s\n' "$files"; cat "$tree/.mp-series-files" 2>/dev/null; } |
+		sort -u)
 	[ -d "$tree" ] || cp -al "$pristine" "$tree" || return 1
 	stage=$(mktemp -d)
-	for f in $files; do
+	for f in $all; do
 		[ -f "$pristine/$f" ] && install -D -m 644 "$pristine/$f" "$stage/$f"
 	done
 	for p in "$MP_REPO"/patches/7.x/0*.patch; do
@@ -276,18 +279,15 @@ mp_apply_series() {
 			return 1
 		fi
 	done
-	# files an earlier series touched and this one does not go back too
-	while IFS= read -r f; do
-		[ -n "$f" ] || continue
-		src=$stage/$f
-		[ -f "$src" ] || src=$pristine/$f
-		if [ ! -f "$src" ]; then
+	# missing from the stage: no patch up to LAST made it, or one deleted it
+	for f in $all; do
+		if [ ! -f "$stage/$f" ]; then
 			rm -f "$tree/$f"
-		elif ! cmp -s "$src" "$tree/$f"; then
+		elif ! cmp -s "$stage/$f" "$tree/$f"; then
 			rm -f "$tree/$f"
-			install -D -m 644 "$src" "$tree/$f"
+			install -D -m 644 "$stage/$f" "$tree/$f"
 		fi
-	done < <({ printf '%s\n' "$files"; cat "$tree/.mp-series-files" 2>/dev/null; } | sort -u)
+	done
 	printf '%s\n' "$files" > "$tree/.mp-series-files"
 	rm -rf "$stage"
 }

@@ -45,29 +45,26 @@ mp_build_modules() {
 		abi=$(basename "$kdir" | sed 's/^linux-headers-//; s/-amd64$//')
 	# Debian built 5.10 with gcc-10, which bookworm lacks: gcc 12 it is.
 	[ "$kver" = 5.10 ] && extra+=(CC=gcc)
-	dir=$MP_CACHE/modules-$abi
-	# one build per directory at a time: make check runs two lanes
-	(
-		flock 9
-		rsync -a --delete --exclude .git "$MP_REPO/" "$dir/" || exit 1
-		mp_log "building modules for $abi ${MP_MAKE_ARGS:-}"
-		case $abi in
-		*-mp)
-			mp_make_modules "$kdir" "$dir/samples/movable_pool" \
-				CONFIG_MOVABLE_POOL_SAMPLES=m &&
-			mp_make_modules "$kdir" "$dir/tools/testing/bench" \
-				"${extra[@]}" || exit 1
-			;;
-		*)
-			mp_make_modules "$kdir" "$dir" "${extra[@]}" \
-				CONFIG_MOVABLE_POOL=m CONFIG_MOVABLE_POOL_SAMPLES=m ||
-				exit 1
-			;;
-		esac
-		# the samples without movable_pool: the guests' unmovable baseline
-		mp_make_modules "$kdir" "$dir/samples/movable_pool/unmovable" \
-			"${extra[@]}"
-	) 9> "$dir.lock" || return 1
+	# W=1/C=1 builds (lint) in a directory of their own: make check runs
+	# them beside the guests, which use these modules
+	dir=$MP_CACHE/modules-$abi${MP_MAKE_ARGS:+-lint}
+	rsync -a --delete --exclude .git "$MP_REPO/" "$dir/" || return 1
+	mp_log "building modules for $abi ${MP_MAKE_ARGS:-}"
+	case $abi in
+	*-mp)
+		mp_make_modules "$kdir" "$dir/samples/movable_pool" \
+			CONFIG_MOVABLE_POOL_SAMPLES=m &&
+		mp_make_modules "$kdir" "$dir/tools/testing/bench" "${extra[@]}" ||
+			return 1
+		;;
+	*)
+		mp_make_modules "$kdir" "$dir" "${extra[@]}" \
+			CONFIG_MOVABLE_POOL=m CONFIG_MOVABLE_POOL_SAMPLES=m || return 1
+		;;
+	esac
+	# the samples without movable_pool: the guests' unmovable baseline
+	mp_make_modules "$kdir" "$dir/samples/movable_pool/unmovable" \
+		"${extra[@]}" || return 1
 	echo "$dir"
 }
 
