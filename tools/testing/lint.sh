@@ -94,7 +94,8 @@ build failed"
 }
 
 for kver in $MP_KVERS_OOT; do
-	log=$(MP_MAKE_ARGS="W=1 C=1" mp_build_modules "$kver" 2>&1 >/dev/null)
+	log=$(MP_BUILD_TAG=lint MP_MAKE_ARGS="W=1 C=1" mp_build_modules "$kver" \
+		2>&1 >/dev/null)
 	rc=$?
 	[ $rc -eq 0 ] || log="$log
 build failed"

@@ -6,7 +6,7 @@
 # refuse, see Kbuild). For a patched 7.x kernel (KVER 7.2, see
 # kernel/build.sh) only the samples are built: the library is in-tree.
 # Extra make arguments (W=1, C=1) come from $MP_MAKE_ARGS. Objects go to
-# $MP_CACHE/modules-<abi>/, never into the repository.
+# $MP_CACHE/modules-<abi>[-$MP_BUILD_TAG]/, never into the repository.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -45,9 +45,10 @@ mp_build_modules() {
 		abi=$(basename "$kdir" | sed 's/^linux-headers-//; s/-amd64$//')
 	# Debian built 5.10 with gcc-10, which bookworm lacks: gcc 12 it is.
 	[ "$kver" = 5.10 ] && extra+=(CC=gcc)
-	# W=1/C=1 builds (lint) in a directory of their own: make check runs
-	# them beside the guests, which use these modules
-	dir=$MP_CACHE/modules-$abi${MP_MAKE_ARGS:+-lint}
+	# MP_BUILD_TAG: modules (and guests' initramfs, vm.sh) of their own,
+	# for lint's W=1 builds and make check's builds lane, which run beside
+	# the guests lane
+	dir=$MP_CACHE/modules-$abi${MP_BUILD_TAG:+-$MP_BUILD_TAG}
 	rsync -a --delete --exclude .git "$MP_REPO/" "$dir/" || return 1
 	mp_log "building modules for $abi ${MP_MAKE_ARGS:-}"
 	case $abi in

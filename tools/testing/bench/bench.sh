@@ -11,7 +11,8 @@
 #   pool        bench_driver.ko on movable_pool
 #   unmovable   bench_driver.ko with alloc_page(GFP_KERNEL)
 # Each kind holds 10, 20, 40 and 60% of RAM with random holes, five boots
-# per point (bench_run.c says what one boot does). Then alloc+free and
+# per point (bench_run.c says what one boot does); then, at 40% held, a
+# process faults in THPs with direct compaction. Then alloc+free and
 # pin+unpin per page on every vCPU of guests with 1, 2 and 4 vCPUs, and the
 # KUnit microbenchmarks without debug options. Then the virtio balloon:
 # samples/movable_pool/mp_balloon.c against Debian's virtio_balloon in 2 GiB
@@ -19,12 +20,14 @@
 # (tools/testing/vm/balloon.sh). Writes bench/RESULTS.md,
 # bench/results/latest.json and the plots (tools/testing/bench/report.py).
 #
-# Knobs: MP_BENCH_BOOTS (5), MP_BENCH_PCTS ("10 20 40 60"), MP_KVERS,
+# Knobs: MP_BENCH_BOOTS (5), MP_BENCH_PCTS ("10 20 40 60"),
+# MP_BENCH_THP_PCTS (40), MP_KVERS,
 # MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_KUNIT_RUNS
 # (3), MP_BENCH_BALLOON_SEEDS ("1 2 3"; empty: no balloon runs),
 # MP_BENCH_OUT (bench/ of this repository).
-# --smoke: one boot per kind at 40% on 6.12, report under the cache, and
-# RESULT lines for make check (every boot ok, pool above unmovable).
+# --smoke: one boot per kind and scenario at 40% on 6.12, report under the
+# cache, and RESULT lines for make check (every boot ok, the THP section
+# written, pool above unmovable in huge pages).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -35,6 +38,7 @@ MP_KVERS=${MP_KVERS:-"5.10 6.1 6.12 7.2"}
 
 BOOTS=${MP_BENCH_BOOTS:-5}
 PCTS=${MP_BENCH_PCTS:-"10 20 40 60"}
+THP_PCTS=${MP_BENCH_THP_PCTS:-40}
 KUNIT_RUNS=${MP_BENCH_KUNIT_RUNS:-3}
 SMPS=${MP_BENCH_SMPS:-"1 2 4"}
 MICRO_BOOTS=${MP_BENCH_MICRO_BOOTS:-3}
@@ -45,34 +49,38 @@ KINDS="anon handrolled pool unmovable"
 SMOKE=
 if [ "${1:-}" = --smoke ]; then
 	SMOKE=1
-	BOOTS=1 PCTS=40 KUNIT_RUNS=0 MICRO_BOOTS=0 MP_KVERS=6.12 BALLOON_SEEDS=
+	BOOTS=1 PCTS=40 THP_PCTS=40 KUNIT_RUNS=0 MICRO_BOOTS=0 MP_KVERS=6.12 BALLOON_SEEDS=
 	WORK=$MP_CACHE/bench-smoke
 	OUT=$WORK/report
 fi
 
-# One kernel's boots, one guest at a time; a line per boot in points-KVER.
+# One kernel's boots of one scenario, one guest at a time: "huge" (huge
+# pages after compact_memory, every held share; a line per boot in
+# points-KVER.txt) or "thp" (THP faults at THP_PCTS; thp-KVER.txt).
 run_kernel() {
-	local kver=$1 pct boot kind log
-	local pts=$WORK/points-$kver.txt
+	local kver=$1 scenario=$2 pct boot kind log
+	local pts=$WORK/points-$kver.txt pcts=$PCTS
 	local n=0 total
 
+	[ "$scenario" = thp ] && pts=$WORK/thp-$kver.txt pcts=$THP_PCTS
 	: > "$pts"
 	# from 6.17 no module can hand-roll movable pages
 	local kinds=$KINDS
 	case $kver in 7.*) kinds=${KINDS/handrolled /} ;; esac
-	total=$((BOOTS + BOOTS * $(echo "$kinds" | wc -w) * $(echo "$PCTS" | wc -w)))
+	total=$((BOOTS + BOOTS * $(echo "$kinds" | wc -w) * $(echo "$pcts" | wc -w)))
 	for boot in $(seq 1 "$BOOTS"); do
-		for pct in none $PCTS; do
+		for pct in none $pcts; do
 			for kind in $kinds; do
 				if [ "$pct" = none ]; then
 					kind=none
 					pct=0
 				fi
 				n=$((n + 1))
-				log=$WORK/$kver-$kind-$pct-$boot.log
-				mp_log "$kver [$n/$total]: $kind, $pct% held, boot $boot"
+				log=$WORK/$kver-$scenario-$kind-$pct-$boot.log
+				mp_log "$kver $scenario [$n/$total]: $kind, $pct% held, boot $boot"
 				if mp_boot "$kver" bench \
-				   "--kind=$kind,--held-pct=$pct,--seed=$boot" "$log"; then
+				   "--scenario=$scenario,--kind=$kind,--held-pct=$pct,--seed=$boot" \
+				   "$log"; then
 					sed -n "s/^BENCH_RESULT /kernel=$kver /p" "$log" >> "$pts"
 				else
 					echo "kernel=$kver status=failed kind=$kind held_pct=$pct seed=$boot log=$log" >> "$pts"
@@ -158,7 +166,7 @@ mp_log "KUnit microbenchmarks, $KUNIT_RUNS runs per kernel"
 run_kunit
 # one kernel per core: each guest is one TCG thread
 for kver in $MP_KVERS; do
-	run_kernel "$kver" &
+	{ run_kernel "$kver" huge; run_kernel "$kver" thp; } &
 done
 wait
 # the SMP guests take both cores: after the others
@@ -173,14 +181,25 @@ mp_log "guests done in $(($(date +%s) - t0)) s"
 if [ -z "$SMOKE" ]; then
 	exec python3 "$here/report.py" --out "$OUT" --kunit "$WORK/kunit.txt" \
 		--seconds $(($(date +%s) - t0)) "$WORK"/points-*.txt \
-		--micro "$WORK"/micro-*.txt --balloon "$WORK"/balloon-*.txt
+		--micro "$WORK"/micro-*.txt --balloon "$WORK"/balloon-*.txt \
+		--thp "$WORK"/thp-*.txt
 fi
 
-if python3 "$here/report.py" --out "$OUT" "$WORK"/points-*.txt > "$WORK/report.log" 2>&1; then
+if python3 "$here/report.py" --out "$OUT" "$WORK"/points-*.txt \
+	--thp "$WORK"/thp-*.txt > "$WORK/report.log" 2>&1; then
 	mp_result pass bench-smoke/report
 else
 	tail -20 "$WORK/report.log" >&2
 	mp_result fail bench-smoke/report
+fi
+# the THP scenario ran for every kind, and the report has its section
+thp=$(cat "$WORK"/thp-*.txt | grep -c ' status=ok .* scenario=thp ')
+if [ "$thp" -eq $(($(echo "$KINDS" | wc -w) + 1)) ] &&
+   grep -q '^## THP at fault time' "$OUT/RESULTS.md"; then
+	mp_result pass bench-smoke/thp
+else
+	mp_log "smoke: $thp THP boots ok"
+	mp_result fail bench-smoke/thp
 fi
 # each boot verified its data; and movable pages must beat unmovable ones
 pool=$(sed -n 's/.* kind=pool .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt)

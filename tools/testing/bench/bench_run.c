@@ -3,7 +3,7 @@
  * bench_run: one point of `make bench`, inside a guest.
  *
  *   bench_run --kind=none|anon|handrolled|pool|unmovable --held-pct=P
- *             [--seed=S] [--tries=T]
+ *             [--seed=S] [--tries=T] [--scenario=huge|thp]
  *   bench_run --kind=micro
  *
  * Holds P% of the guest's RAM with random holes: it allocates twice that
@@ -14,6 +14,13 @@
  * MemFree and SUnreclaim, times one compaction pass, asks for huge pages
  * (best of T), checks every held page, unloads the driver, and prints
  * "BENCH_RESULT key=value ...".
+ *
+ * --scenario=thp asks no compaction and no hugetlb pages: a process
+ * faults in transparent huge pages with defrag=always instead, so each
+ * fault compacts in the faulting task (async, then sync-light) as a user
+ * of THP meets it. It tries as many as free memory less 64 MiB could
+ * hold, one fault per 2 MiB, each timed, and prints how many were huge
+ * (thp_fault_alloc) or fell back (thp_fault_fallback) and the latency.
  *
  * "micro" reads bench_driver/micro on every online CPU at once, one
  * process pinned to each, and prints a "BENCH_MICRO" line per CPU: the
@@ -34,7 +41,13 @@ static struct {
 	const char *kind;
 	unsigned int held_pct, tries;
 	unsigned long seed;
-} opt = { NULL, 40, 3, 1 };
+	int thp;
+} opt = { NULL, 40, 3, 1, 0 };
+
+struct thp_result {
+	long tried, alloc, fallback, stall;
+	double median_us, p99_us;
+};
 
 static void run(const char *cmd)
 {
@@ -119,12 +132,60 @@ static int run_micro(void)
 	return bad;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* --scenario=thp: see the top of the file. */
+static void thp_faults(struct thp_result *r)
+{
+	const size_t huge = (size_t)HUGE_MIB << 20;
+	long free_kb = read_meminfo("MemFree") + read_pcp_kb();
+	long alloc0, fallback0, stall0, i;
+	char *map, *base;
+	double *lat, t;
+
+	if (write_file("/sys/kernel/mm/transparent_hugepage/enabled", "always") ||
+	    write_file("/sys/kernel/mm/transparent_hugepage/defrag", "always"))
+		die("transparent_hugepage");
+	r->tried = (free_kb / 1024 - 64) / HUGE_MIB;
+	if (r->tried <= 0)
+		die("no free memory to fault huge pages into");
+	map = mmap(NULL, (r->tried + 1) * huge, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	lat = calloc(r->tried, sizeof(*lat));
+	if (map == MAP_FAILED || !lat)
+		die("thp region");
+	base = (char *)(((uintptr_t)map + huge - 1) & ~(huge - 1));
+	alloc0 = read_vmstat("thp_fault_alloc");
+	fallback0 = read_vmstat("thp_fault_fallback");
+	stall0 = read_vmstat("compact_stall");
+	for (i = 0; i < r->tried; i++) {
+		t = now();
+		base[i * huge] = 1;
+		lat[i] = (now() - t) * 1e6;
+	}
+	r->alloc = read_vmstat("thp_fault_alloc") - alloc0;
+	r->fallback = read_vmstat("thp_fault_fallback") - fallback0;
+	r->stall = read_vmstat("compact_stall") - stall0;
+	qsort(lat, r->tried, sizeof(*lat), cmp_double);
+	r->median_us = lat[r->tried / 2];
+	r->p99_us = lat[r->tried * 99 / 100];
+	munmap(map, (r->tried + 1) * huge);
+	free(lat);
+	say("thp: %ld faults, %ld huge, %ld fell back", r->tried, r->alloc,
+	    r->fallback);
+}
+
 static void parse(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "kind", 1, 0, 'k' }, { "held-pct", 1, 0, 'p' },
 		{ "seed", 1, 0, 's' }, { "tries", 1, 0, 't' },
-		{ 0, 0, 0, 0 }
+		{ "scenario", 1, 0, 'S' }, { 0, 0, 0, 0 }
 	};
 	int c;
 
@@ -142,6 +203,11 @@ static void parse(int argc, char **argv)
 		case 't':
 			opt.tries = atoi(optarg);
 			break;
+		case 'S':
+			opt.thp = !strcmp(optarg, "thp");
+			if (!opt.thp && strcmp(optarg, "huge"))
+				goto usage;
+			break;
 		default:
 			goto usage;
 		}
@@ -154,6 +220,7 @@ static void parse(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: bench_run --kind=none|anon|handrolled|pool|unmovable\n"
 		"                 --held-pct=P [--seed=S] [--tries=T]\n"
+		"                 [--scenario=huge|thp]\n"
 		"       bench_run --kind=micro\n");
 	exit(2);
 }
@@ -162,7 +229,8 @@ int main(int argc, char **argv)
 {
 	unsigned long pages = 0, kept = 0, checked = 0, bad = 0, migrated = 0;
 	long total_kb, free_kb, pcp_kb, alloc_kb, held_kb, sunreclaim_kb;
-	long mig0, mig1, huge;
+	long mig0, mig1, huge = 0;
+	struct thp_result thp = { 0 };
 	unsigned int keep_pct = 0;
 	double t0, compact_s;
 	int none;
@@ -199,10 +267,14 @@ int main(int argc, char **argv)
 
 	mig0 = read_vmstat("pgmigrate_success");
 	t0 = now();
-	write_file("/proc/sys/vm/compact_memory", "1");
+	if (opt.thp)
+		thp_faults(&thp);
+	else
+		write_file("/proc/sys/vm/compact_memory", "1");
 	compact_s = now() - t0;
 	mig1 = read_vmstat("pgmigrate_success");
-	huge = hugepages_best(opt.tries);
+	if (!opt.thp)
+		huge = hugepages_best(opt.tries);
 
 	if (!strcmp(opt.kind, "anon")) {
 		bad = anon_mismatches(&anon);
@@ -213,6 +285,10 @@ int main(int argc, char **argv)
 	printf("BENCH_RESULT status=%s kind=%s held_pct=%u held_mib=%lu",
 	       bad ? "fail" : "ok", opt.kind, opt.held_pct,
 	       checked * PAGE_SZ >> 20);
+	if (opt.thp)
+		printf(" scenario=thp thp_tried=%ld thp_alloc=%ld thp_fallback=%ld compact_stall=%ld fault_us_median=%.0f fault_us_p99=%.0f",
+		       thp.tried, thp.alloc, thp.fallback, thp.stall,
+		       thp.median_us, thp.p99_us);
 	printf(" alloc_mib=%lu keep_pct=%u huge_pages=%ld mem_free_kb=%ld",
 	       pages * PAGE_SZ >> 20, keep_pct, huge, free_kb);
 	printf(" pcp_free_kb=%ld sunreclaim_kb=%ld compact_ms=%.0f",

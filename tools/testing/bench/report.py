@@ -18,57 +18,15 @@ import statistics
 import subprocess
 import sys
 
-KINDS = ["none", "anon", "handrolled", "pool", "unmovable"]
-LABEL = {
-    "none": "no driver",
-    "anon": "anon LRU",
-    "handrolled": "hand-rolled movable_ops",
-    "pool": "movable_pool",
-    "unmovable": "unmovable",
-}
-
-
-def parse_points(paths):
-    points, failed = [], []
-    for path in paths:
-        with open(path) as f:
-            for line in f:
-                rec = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-                if rec.get("status") != "ok":
-                    failed.append(rec)
-                    continue
-                for k, v in rec.items():
-                    if k not in ("kernel", "kind", "status") and \
-                            re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", v):
-                        rec[k] = float(v)
-                points.append(rec)
-    return points, failed
-
-
-def summary(values):
-    return {
-        "runs": len(values),
-        "min": min(values),
-        "median": statistics.median(values),
-        "max": max(values),
-    }
-
-
-def fmt(s, digits=0):
-    if s is None:
-        return "-"
-    f = "{:.%df}" % digits
-    if s["min"] == s["max"]:
-        return f.format(s["median"])
-    return (f + " ({}–{})").format(s["median"], f.format(s["min"]),
-                                   f.format(s["max"]))
+from report_common import KINDS, LABEL, fmt, kernel_key, parse_points, \
+    summary
+import report_thp
 
 
 class Bench:
     def __init__(self, points):
         self.points = points
-        self.kernels = sorted({p["kernel"] for p in points},
-                              key=lambda k: [int(x) for x in k.split(".")])
+        self.kernels = sorted({p["kernel"] for p in points}, key=kernel_key)
         self.pcts = sorted({int(p["held_pct"]) for p in points
                             if p["kind"] != "none"})
         self.metrics = []
@@ -587,6 +545,7 @@ def markdown(bench, table, kunit, failed, pngs, args):
     w("|---|---|---|---|")
     L.extend(targets(bench, table, kunit))
     L.extend(balloon_targets(args.balloon_data))
+    report_thp.section(args.thp_table, args.thp_png, w)
     balloon_section(args.balloon_data, w)
     micro_section(args.micro_data, w)
     if failed:
@@ -607,19 +566,24 @@ def main():
     ap.add_argument("--seconds", type=int, default=0)
     ap.add_argument("--micro", nargs="*", default=[])
     ap.add_argument("--balloon", nargs="*", default=[])
+    ap.add_argument("--thp", nargs="*", default=[])
     args = ap.parse_args()
     args.micro_data = parse_micro(args.micro)
     args.balloon_data = parse_balloon(args.balloon)
 
     points, failed = parse_points(args.points)
+    thp_points, thp_failed = parse_points(args.thp)
+    failed += thp_failed
     bench = Bench(points)
     table = bench.collect()
+    args.thp_table, thp_rows = report_thp.collect(thp_points)
     kunit = parse_kunit(args.kunit)
     res = os.path.join(args.out, "results")
     os.makedirs(res, exist_ok=True)
     pngs = plot(bench, table, res)
+    args.thp_png = report_thp.plot(args.thp_table, res)
     with open(os.path.join(res, "latest.json"), "w") as f:
-        json.dump(bench.metrics + [
+        json.dump(bench.metrics + thp_rows + [
             dict(metric=key, kernel=k, kind="pool", held_pct=None, unit="x",
                  **summary([v[2] for v in vals]))
             for k, m in sorted(kunit.items()) for key, vals in m.items()],

@@ -93,9 +93,10 @@ mp_initramfs_modules() {
 }
 
 # mp_initramfs KVER [DIR]: build the guest's initramfs for KVER in DIR
-# (default $MP_CACHE/initramfs-KVER) and print its path, DIR.cpio.gz.
+# (default $MP_CACHE/initramfs-KVER[-$MP_BUILD_TAG], see modules.sh) and
+# print its path, DIR.cpio.gz.
 mp_initramfs() {
-	local kver=$1 dir=${2:-$MP_CACHE/initramfs-$1} out
+	local kver=$1 dir=${2:-$MP_CACHE/initramfs-$1${MP_BUILD_TAG:+-$MP_BUILD_TAG}} out
 	out=$dir.cpio.gz
 	rm -rf "$dir"
 	mkdir -p "$dir/bin" "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp"
@@ -143,7 +144,7 @@ mp_boot() {
 	local kver=$1 scenario=$2 args=$3 log=$4 extra=${5:-} kernel initrd rc
 	local boot=0 bad
 	kernel=$(mp_vmlinuz "$kver") || return 1
-	initrd=${MP_INITRD:-$MP_CACHE/initramfs-$kver.cpio.gz}
+	initrd=${MP_INITRD:-$MP_CACHE/initramfs-$kver${MP_BUILD_TAG:+-$MP_BUILD_TAG}.cpio.gz}
 	case $kver in *-checked|*-kcsan) extra="$extra no5lvl" ;; esac
 	while :; do
 		boot=$((boot + 1))

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What report.py and its scenario modules share: the kinds, their labels,
+the points parser and the median (min–max) summaries."""
+
+import re
+import statistics
+
+KINDS = ["none", "anon", "handrolled", "pool", "unmovable"]
+LABEL = {
+    "none": "no driver",
+    "anon": "anon LRU",
+    "handrolled": "hand-rolled movable_ops",
+    "pool": "movable_pool",
+    "unmovable": "unmovable",
+}
+
+
+def parse_points(paths):
+    points, failed = [], []
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                rec = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+                if rec.get("status") != "ok":
+                    failed.append(rec)
+                    continue
+                for k, v in rec.items():
+                    if k not in ("kernel", "kind", "status") and \
+                            re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", v):
+                        rec[k] = float(v)
+                points.append(rec)
+    return points, failed
+
+
+def summary(values):
+    return {
+        "runs": len(values),
+        "min": min(values),
+        "median": statistics.median(values),
+        "max": max(values),
+    }
+
+
+def fmt(s, digits=0):
+    if s is None:
+        return "-"
+    f = "{:.%df}" % digits
+    if s["min"] == s["max"]:
+        return f.format(s["median"])
+    return (f + " ({}–{})").format(s["median"], f.format(s["min"]),
+                                   f.format(s["max"]))
+
+
+def kernel_key(kernel):
+    """Sort "5.10" before "6.1" before "6.12" before "7.2"."""
+    return [int(x) for x in kernel.split(".")]
