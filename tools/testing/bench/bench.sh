@@ -21,7 +21,7 @@
 # bench/results/latest.json and the plots (tools/testing/bench/report.py).
 #
 # Knobs: MP_BENCH_BOOTS (5), MP_BENCH_PCTS ("10 20 40 60"),
-# MP_BENCH_THP_PCTS (40), MP_KVERS,
+# MP_BENCH_THP_PCTS (40), MP_BENCH_SCENARIOS ("huge thp"), MP_KVERS,
 # MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_KUNIT_RUNS
 # (3), MP_BENCH_BALLOON_SEEDS ("1 2 3"; empty: no balloon runs),
 # MP_BENCH_OUT (bench/ of this repository).
@@ -39,6 +39,7 @@ MP_KVERS=${MP_KVERS:-"5.10 6.1 6.12 7.2"}
 BOOTS=${MP_BENCH_BOOTS:-5}
 PCTS=${MP_BENCH_PCTS:-"10 20 40 60"}
 THP_PCTS=${MP_BENCH_THP_PCTS:-40}
+SCENARIOS=${MP_BENCH_SCENARIOS:-"huge thp"}
 KUNIT_RUNS=${MP_BENCH_KUNIT_RUNS:-3}
 SMPS=${MP_BENCH_SMPS:-"1 2 4"}
 MICRO_BOOTS=${MP_BENCH_MICRO_BOOTS:-3}
@@ -158,6 +159,9 @@ run_kunit() {
 mp_need_vm_tools
 mp_need_pkgs gnuplot-nox python3
 mkdir -p "$WORK"
+# this run's raw figures only (the guests' logs stay until overwritten)
+rm -f "$WORK"/*.txt
+shopt -s nullglob
 t0=$(date +%s)
 for kver in $MP_KVERS; do
 	mp_initramfs "$kver" >/dev/null || mp_die "cannot build the $kver initramfs"
@@ -166,7 +170,9 @@ mp_log "KUnit microbenchmarks, $KUNIT_RUNS runs per kernel"
 run_kunit
 # one kernel per core: each guest is one TCG thread
 for kver in $MP_KVERS; do
-	{ run_kernel "$kver" huge; run_kernel "$kver" thp; } &
+	for scenario in $SCENARIOS; do
+		run_kernel "$kver" "$scenario"
+	done &
 done
 wait
 # the SMP guests take both cores: after the others
@@ -193,7 +199,7 @@ else
 	mp_result fail bench-smoke/report
 fi
 # the THP scenario ran for every kind, and the report has its section
-thp=$(cat "$WORK"/thp-*.txt | grep -c ' status=ok .* scenario=thp ')
+thp=$(cat "$WORK"/thp-*.txt /dev/null | grep -c ' status=ok .* scenario=thp ')
 if [ "$thp" -eq $(($(echo "$KINDS" | wc -w) + 1)) ] &&
    grep -q '^## THP at fault time' "$OUT/RESULTS.md"; then
 	mp_result pass bench-smoke/thp
@@ -202,8 +208,8 @@ else
 	mp_result fail bench-smoke/thp
 fi
 # each boot verified its data; and movable pages must beat unmovable ones
-pool=$(sed -n 's/.* kind=pool .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt)
-unmovable=$(sed -n 's/.* kind=unmovable .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt)
+pool=$(sed -n 's/.* kind=pool .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt /dev/null)
+unmovable=$(sed -n 's/.* kind=unmovable .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt /dev/null)
 mp_log "smoke: pool $pool huge pages, unmovable $unmovable"
 if [ -n "$pool" ] && [ -n "$unmovable" ] && [ "$pool" -gt "$unmovable" ]; then
 	mp_result pass bench-smoke/pool-beats-unmovable

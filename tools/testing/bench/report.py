@@ -444,8 +444,10 @@ def markdown(bench, table, kunit, failed, pngs, args):
                     "MADV_DONTNEED (LRU pages; their page tables are "
                     "unmovable).",
             "handrolled": "`bench_driver.ko kind=handrolled`: its own "
-                          "`struct movable_operations`, the table slot in "
-                          "`page->private`, nothing else per page.",
+                          "`struct movable_operations` (on 5.10 the "
+                          "`address_space_operations` of an inode of its "
+                          "own), the table slot in `page->private`, "
+                          "nothing else per page.",
             "pool": "`bench_driver.ko kind=pool`: the same driver on "
                     "movable_pool.",
             "unmovable": "`bench_driver.ko kind=unmovable`: "
@@ -560,7 +562,7 @@ def markdown(bench, table, kunit, failed, pngs, args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("points", nargs="+")
+    ap.add_argument("points", nargs="*")
     ap.add_argument("--out", required=True)
     ap.add_argument("--kunit")
     ap.add_argument("--seconds", type=int, default=0)
