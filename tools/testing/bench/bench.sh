@@ -12,7 +12,8 @@
 #   unmovable   bench_driver.ko with alloc_page(GFP_KERNEL)
 # Each kind holds 10, 20, 40 and 60% of RAM with random holes, five boots
 # per point (bench_run.c says what one boot does); then, at 40% held, a
-# process faults in THPs with direct compaction. Then alloc+free and
+# process faults in THPs with direct compaction, and 8 GiB guests ask for
+# 1 GiB pages (on 7.x also from a hugetlb_cma= area). Then alloc+free and
 # pin+unpin per page on every vCPU of guests with 1, 2 and 4 vCPUs, and the
 # KUnit microbenchmarks without debug options. Then the virtio balloon:
 # samples/movable_pool/mp_balloon.c against Debian's virtio_balloon in 2 GiB
@@ -21,13 +22,15 @@
 # bench/results/latest.json and the plots (tools/testing/bench/report.py).
 #
 # Knobs: MP_BENCH_BOOTS (5), MP_BENCH_PCTS ("10 20 40 60"),
-# MP_BENCH_THP_PCTS (40), MP_BENCH_SCENARIOS ("huge thp"), MP_KVERS,
+# MP_BENCH_THP_PCTS (40), MP_BENCH_GIG_PCTS (40), MP_BENCH_GIG_MEM (8192),
+# MP_BENCH_GIG_CMA (2G), MP_BENCH_SCENARIOS ("huge thp gigantic"), MP_KVERS,
 # MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_KUNIT_RUNS
 # (3), MP_BENCH_BALLOON_SEEDS ("1 2 3"; empty: no balloon runs),
 # MP_BENCH_OUT (bench/ of this repository).
-# --smoke: one boot per kind and scenario at 40% on 6.12, report under the
-# cache, and RESULT lines for make check (every boot ok, the THP section
-# written, pool above unmovable in huge pages).
+# --smoke: one boot per kind at 40% on 6.12 for huge pages and THP, one
+# pool boot for 1 GiB pages, report under the cache, and RESULT lines for
+# make check (every boot ok, the THP section written, pool above unmovable
+# in huge pages, 1 GiB pages granted beside the pool's).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -39,7 +42,12 @@ MP_KVERS=${MP_KVERS:-"5.10 6.1 6.12 7.2"}
 BOOTS=${MP_BENCH_BOOTS:-5}
 PCTS=${MP_BENCH_PCTS:-"10 20 40 60"}
 THP_PCTS=${MP_BENCH_THP_PCTS:-40}
-SCENARIOS=${MP_BENCH_SCENARIOS:-"huge thp"}
+GIG_PCTS=${MP_BENCH_GIG_PCTS:-40}
+# 8 GiB: a no-driver 6.12 guest can have 4 pages of 1 GiB (4 GiB: none)
+GIG_MEM=${MP_BENCH_GIG_MEM:-8192}
+# an 8 GiB guest could not reserve 4G (7.2: "cma: Failed to reserve")
+GIG_CMA=${MP_BENCH_GIG_CMA:-2G}
+SCENARIOS=${MP_BENCH_SCENARIOS:-"huge thp gigantic"}
 KUNIT_RUNS=${MP_BENCH_KUNIT_RUNS:-3}
 SMPS=${MP_BENCH_SMPS:-"1 2 4"}
 MICRO_BOOTS=${MP_BENCH_MICRO_BOOTS:-3}
@@ -55,19 +63,33 @@ if [ "${1:-}" = --smoke ]; then
 	OUT=$WORK/report
 fi
 
-# One kernel's boots of one scenario, one guest at a time: "huge" (huge
-# pages after compact_memory, every held share; a line per boot in
-# points-KVER.txt) or "thp" (THP faults at THP_PCTS; thp-KVER.txt).
+# One kernel's boots of one scenario, one guest at a time, a line per boot:
+#   huge          huge pages after compact_memory, every held share, 1 GiB
+#                 guests (points-KVER.txt)
+#   thp           THP faults at THP_PCTS (thp-KVER.txt)
+#   gigantic      1 GiB pages at GIG_PCTS in GIG_MEM guests
+#                 (gigantic-KVER.txt)
+#   gigantic-cma  the same from a hugetlb_cma= area (kernels with CMA),
+#                 without the unmovable kind, which cannot enter it
+#                 (gigantic-cma-KVER.txt)
 run_kernel() {
 	local kver=$1 scenario=$2 pct boot kind log
-	local pts=$WORK/points-$kver.txt pcts=$PCTS
-	local n=0 total
+	local pts=$WORK/$scenario-$kver.txt pcts=$PCTS
+	local guest=$scenario mem=1024 cmdline='' tag="kernel=$kver"
+	local n=0 total kinds=$KINDS
 
-	[ "$scenario" = thp ] && pts=$WORK/thp-$kver.txt pcts=$THP_PCTS
+	case $scenario in
+	huge) pts=$WORK/points-$kver.txt ;;
+	thp) pcts=$THP_PCTS ;;
+	gigantic) pcts=$GIG_PCTS mem=$GIG_MEM tag="$tag area=normal" ;;
+	gigantic-cma)
+		guest=gigantic pcts=$GIG_PCTS mem=$GIG_MEM tag="$tag area=cma"
+		cmdline="hugetlb_cma=$GIG_CMA" kinds=${KINDS/ unmovable/}
+		;;
+	esac
 	: > "$pts"
 	# from 6.17 no module can hand-roll movable pages
-	local kinds=$KINDS
-	case $kver in 7.*) kinds=${KINDS/handrolled /} ;; esac
+	case $kver in 7.*) kinds=${kinds/handrolled /} ;; esac
 	total=$((BOOTS + BOOTS * $(echo "$kinds" | wc -w) * $(echo "$pcts" | wc -w)))
 	for boot in $(seq 1 "$BOOTS"); do
 		for pct in none $pcts; do
@@ -79,10 +101,10 @@ run_kernel() {
 				n=$((n + 1))
 				log=$WORK/$kver-$scenario-$kind-$pct-$boot.log
 				mp_log "$kver $scenario [$n/$total]: $kind, $pct% held, boot $boot"
-				if mp_boot "$kver" bench \
-				   "--scenario=$scenario,--kind=$kind,--held-pct=$pct,--seed=$boot" \
-				   "$log"; then
-					sed -n "s/^BENCH_RESULT /kernel=$kver /p" "$log" >> "$pts"
+				if MP_VM_MEM=$mem mp_boot "$kver" bench \
+				   "--scenario=$guest,--kind=$kind,--held-pct=$pct,--seed=$boot" \
+				   "$log" "$cmdline"; then
+					sed -n "s/^BENCH_RESULT /$tag /p" "$log" >> "$pts"
 				else
 					echo "kernel=$kver status=failed kind=$kind held_pct=$pct seed=$boot log=$log" >> "$pts"
 				fi
@@ -170,11 +192,18 @@ mp_log "KUnit microbenchmarks, $KUNIT_RUNS runs per kernel"
 run_kunit
 # one kernel per core: each guest is one TCG thread
 for kver in $MP_KVERS; do
-	for scenario in $SCENARIOS; do
+	for scenario in ${SCENARIOS/gigantic/}; do
 		run_kernel "$kver" "$scenario"
 	done &
 done
 wait
+# 8 GiB guests, one at a time: the host has 24 GiB
+[[ " $SCENARIOS " == *" gigantic "* ]] && [ -z "$SMOKE" ] &&
+	for kver in $MP_KVERS; do
+		run_kernel "$kver" gigantic
+		# Debian builds 6.x without CMA; the patched 7.x has it
+		case $kver in 7.*) run_kernel "$kver" gigantic-cma ;; esac
+	done
 # the SMP guests take both cores: after the others
 [ "$MICRO_BOOTS" -gt 0 ] && for kver in $MP_KVERS; do
 	run_smp "$kver"
@@ -188,7 +217,7 @@ if [ -z "$SMOKE" ]; then
 	exec python3 "$here/report.py" --out "$OUT" --kunit "$WORK/kunit.txt" \
 		--seconds $(($(date +%s) - t0)) "$WORK"/points-*.txt \
 		--micro "$WORK"/micro-*.txt --balloon "$WORK"/balloon-*.txt \
-		--thp "$WORK"/thp-*.txt
+		--thp "$WORK"/thp-*.txt --gigantic "$WORK"/gigantic-*.txt
 fi
 
 if python3 "$here/report.py" --out "$OUT" "$WORK"/points-*.txt \
@@ -206,6 +235,17 @@ if [ "$thp" -eq $(($(echo "$KINDS" | wc -w) + 1)) ] &&
 else
 	mp_log "smoke: $thp THP boots ok"
 	mp_result fail bench-smoke/thp
+fi
+# 1 GiB pages: one boot, the pool's pages must not spoil them all (40%
+# held in 8 GiB: no driver 4, movable_pool 3, unmovable 0 on 6.12)
+log=$WORK/6.12-gigantic-pool.log
+if MP_VM_MEM=$GIG_MEM mp_boot 6.12 bench \
+	"--scenario=gigantic,--kind=pool,--held-pct=$GIG_PCTS,--seed=1" "$log" &&
+   grep -q '^BENCH_RESULT status=ok .* gigantic_pages=[1-9]' "$log"; then
+	mp_result pass bench-smoke/gigantic
+else
+	grep '^BENCH_RESULT' "$log" >&2
+	mp_result fail bench-smoke/gigantic
 fi
 # each boot verified its data; and movable pages must beat unmovable ones
 pool=$(sed -n 's/.* kind=pool .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt /dev/null)

@@ -3,7 +3,7 @@
  * bench_run: one point of `make bench`, inside a guest.
  *
  *   bench_run --kind=none|anon|handrolled|pool|unmovable --held-pct=P
- *             [--seed=S] [--tries=T] [--scenario=huge|thp]
+ *             [--seed=S] [--tries=T] [--scenario=huge|thp|gigantic]
  *   bench_run --kind=micro
  *
  * Holds P% of the guest's RAM with random holes: it allocates twice that
@@ -21,6 +21,11 @@
  * of THP meets it. It tries as many as free memory less 64 MiB could
  * hold, one fault per 2 MiB, each timed, and prints how many were huge
  * (thp_fault_alloc) or fell back (thp_fault_fallback) and the latency.
+ *
+ * --scenario=gigantic asks for 1 GiB hugetlb pages instead, with no
+ * compaction first: each comes from alloc_contig_range() over a whole
+ * aligned GiB, which one unmovable page spoils. It asks for as many as
+ * free memory less 512 MiB could hold, again while granted.
  *
  * "micro" reads bench_driver/micro on every online CPU at once, one
  * process pinned to each, and prints a "BENCH_MICRO" line per CPU: the
@@ -41,8 +46,8 @@ static struct {
 	const char *kind;
 	unsigned int held_pct, tries;
 	unsigned long seed;
-	int thp;
-} opt = { NULL, 40, 3, 1, 0 };
+	enum { SCENARIO_HUGE, SCENARIO_THP, SCENARIO_GIGANTIC } scenario;
+} opt = { NULL, 40, 3, 1, SCENARIO_HUGE };
 
 struct thp_result {
 	long tried, alloc, fallback, stall;
@@ -180,6 +185,39 @@ static void thp_faults(struct thp_result *r)
 	    r->fallback);
 }
 
+static void thp_print(const struct thp_result *r)
+{
+	printf(" scenario=thp thp_tried=%ld thp_alloc=%ld thp_fallback=%ld",
+	       r->tried, r->alloc, r->fallback);
+	printf(" compact_stall=%ld fault_us_median=%.0f fault_us_p99=%.0f",
+	       r->stall, r->median_us, r->p99_us);
+}
+
+/* --scenario=gigantic: see the top of the file. */
+static long gigantic_pages(void)
+{
+	static const char nr[] =
+		"/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages";
+	long free_kb, want, got = 0, prev;
+	int round = 0;
+	char buf[32];
+
+	do {
+		prev = got;
+		free_kb = read_meminfo("MemFree") + read_pcp_kb();
+		want = got + (free_kb / 1024 - 512) / 1024;
+		if (want <= got)
+			break;
+		snprintf(buf, sizeof(buf), "%ld", want);
+		if (write_file(nr, buf))
+			die(nr);
+		got = read_long(nr);
+		say("asked for %ld 1 GiB pages, got %ld", want, got);
+	} while (got > prev && ++round < 8);
+	write_file(nr, "0");
+	return got;
+}
+
 static void parse(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -204,8 +242,11 @@ static void parse(int argc, char **argv)
 			opt.tries = atoi(optarg);
 			break;
 		case 'S':
-			opt.thp = !strcmp(optarg, "thp");
-			if (!opt.thp && strcmp(optarg, "huge"))
+			if (!strcmp(optarg, "thp"))
+				opt.scenario = SCENARIO_THP;
+			else if (!strcmp(optarg, "gigantic"))
+				opt.scenario = SCENARIO_GIGANTIC;
+			else if (strcmp(optarg, "huge"))
 				goto usage;
 			break;
 		default:
@@ -220,7 +261,7 @@ static void parse(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: bench_run --kind=none|anon|handrolled|pool|unmovable\n"
 		"                 --held-pct=P [--seed=S] [--tries=T]\n"
-		"                 [--scenario=huge|thp]\n"
+		"                 [--scenario=huge|thp|gigantic]\n"
 		"       bench_run --kind=micro\n");
 	exit(2);
 }
@@ -229,7 +270,8 @@ int main(int argc, char **argv)
 {
 	unsigned long pages = 0, kept = 0, checked = 0, bad = 0, migrated = 0;
 	long total_kb, free_kb, pcp_kb, alloc_kb, held_kb, sunreclaim_kb;
-	long mig0, mig1, huge = 0;
+	long cma_free_kb;
+	long mig0, mig1, huge = 0, gigantic = 0;
 	struct thp_result thp = { 0 };
 	unsigned int keep_pct = 0;
 	double t0, compact_s;
@@ -264,16 +306,20 @@ int main(int argc, char **argv)
 	free_kb = read_meminfo("MemFree");
 	pcp_kb = read_pcp_kb();
 	sunreclaim_kb = read_meminfo("SUnreclaim");
+	/* with hugetlb_cma=: what the held pages left of the CMA area */
+	cma_free_kb = read_meminfo("CmaFree");
 
 	mig0 = read_vmstat("pgmigrate_success");
 	t0 = now();
-	if (opt.thp)
+	if (opt.scenario == SCENARIO_THP)
 		thp_faults(&thp);
+	else if (opt.scenario == SCENARIO_GIGANTIC)
+		gigantic = gigantic_pages();
 	else
 		write_file("/proc/sys/vm/compact_memory", "1");
 	compact_s = now() - t0;
 	mig1 = read_vmstat("pgmigrate_success");
-	if (!opt.thp)
+	if (opt.scenario == SCENARIO_HUGE)
 		huge = hugepages_best(opt.tries);
 
 	if (!strcmp(opt.kind, "anon")) {
@@ -285,10 +331,11 @@ int main(int argc, char **argv)
 	printf("BENCH_RESULT status=%s kind=%s held_pct=%u held_mib=%lu",
 	       bad ? "fail" : "ok", opt.kind, opt.held_pct,
 	       checked * PAGE_SZ >> 20);
-	if (opt.thp)
-		printf(" scenario=thp thp_tried=%ld thp_alloc=%ld thp_fallback=%ld compact_stall=%ld fault_us_median=%.0f fault_us_p99=%.0f",
-		       thp.tried, thp.alloc, thp.fallback, thp.stall,
-		       thp.median_us, thp.p99_us);
+	if (opt.scenario == SCENARIO_GIGANTIC)
+		printf(" scenario=gigantic gigantic_pages=%ld cma_free_kb=%ld",
+		       gigantic, cma_free_kb);
+	if (opt.scenario == SCENARIO_THP)
+		thp_print(&thp);
 	printf(" alloc_mib=%lu keep_pct=%u huge_pages=%ld mem_free_kb=%ld",
 	       pages * PAGE_SZ >> 20, keep_pct, huge, free_kb);
 	printf(" pcp_free_kb=%ld sunreclaim_kb=%ld compact_ms=%.0f",

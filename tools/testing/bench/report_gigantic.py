@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make bench's 1 GiB page scenario (bench_run --scenario=gigantic): while a
+kind holds memory with holes in an 8 GiB guest, ask for as many 1 GiB
+hugetlb pages as free memory allows, from anywhere ("normal") or, on
+kernels with CMA, from a hugetlb_cma= area ("cma"). The table, the JSON
+rows (scenario "gigantic" or "gigantic_cma") and one plot, from the
+gigantic-*KVER.txt points."""
+
+import os
+import subprocess
+
+from report_common import KINDS, LABEL, fmt, kernel_key, summary
+
+AREAS = ("normal", "cma")
+
+
+def collect(points):
+    """{(kernel, area, kind): summary of 1 GiB pages}, and JSON rows."""
+    table, rows = {}, []
+    for k in sorted({p["kernel"] for p in points}, key=kernel_key):
+        for area in AREAS:
+            for kind in KINDS:
+                ps = [p for p in points if p["kernel"] == k and
+                      p["area"] == area and p["kind"] == kind]
+                if not ps:
+                    continue
+                s = summary([p["gigantic_pages"] for p in ps])
+                table[(k, area, kind)] = s
+                rows.append(dict(
+                    metric="gigantic_pages", kernel=k, kind=kind,
+                    held_pct=int(ps[0]["held_pct"]), unit="pages",
+                    scenario="gigantic" if area == "normal" else "gigantic_cma",
+                    **s))
+    return table, rows
+
+
+def plot(table, out_dir):
+    """Bars: 1 GiB pages per kernel (and area) and kind."""
+    if not table:
+        return None
+    groups = sorted({(k, a) for k, a, _ in table},
+                    key=lambda g: (kernel_key(g[0]), AREAS.index(g[1])))
+    kinds = [x for x in KINDS if any((k, a, x) in table for k, a in groups)]
+    dat = os.path.join(out_dir, "gigantic.dat")
+    with open(dat, "w") as f:
+        f.write("group " + " ".join('"%s"' % LABEL[x] for x in kinds) + "\n")
+        for k, a in groups:
+            f.write('"%s%s" ' % (k, "" if a == "normal" else " (CMA)") +
+                    " ".join("%g" % table[(k, a, x)]["median"]
+                             if (k, a, x) in table else "-" for x in kinds) +
+                    "\n")
+    png = os.path.join(out_dir, "gigantic.png")
+    script = "\n".join([
+        'set terminal png size 900,500 noenhanced',
+        'set output "%s"' % png,
+        'set title "1 GiB pages obtained, 8 GiB guest (median of boots)"',
+        'set style data histograms',
+        'set style histogram clustered gap 1',
+        'set style fill solid 0.8 border -1',
+        'set datafile missing "-"',
+        'set yrange [0:*]',
+        'set ylabel "1 GiB pages"',
+        'set ytics 1',
+        'set key outside right top',
+        'set grid ytics',
+        'plot for [i=2:%d] "%s" using i:xtic(1) title columnheader'
+        % (len(kinds) + 1, dat),
+    ])
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    os.remove(dat)
+    return png
+
+
+def section(table, png, w):
+    if not table:
+        return
+    w("")
+    w("## 1 GiB pages at run time")
+    w("")
+    w("In 8 GiB guests, no compaction first: each kind holds its share with "
+      "random holes, then the guest asks for as many 1 GiB hugetlb pages as "
+      "free memory less 512 MiB could hold, again while granted. Each comes "
+      "from `alloc_contig_range()` over a whole aligned GiB, which one "
+      "unmovable page spoils. **CMA**: the kernel booted with "
+      "`hugetlb_cma=`, so the pages come from a CMA area that movable "
+      "pages (the pool's among them) were allowed to occupy; the unmovable "
+      "kind cannot enter it and is not run there. Median (min–max) over "
+      "the boots.")
+    w("")
+    w("| kernel | area | " + " | ".join(LABEL[x] for x in KINDS) + " |")
+    w("|---|---|" + "---|" * len(KINDS))
+    for k, a in sorted({(k, a) for k, a, _ in table},
+                       key=lambda g: (kernel_key(g[0]), AREAS.index(g[1]))):
+        w("| %s | %s | %s |" % (k, "CMA" if a == "cma" else "any", " | ".join(
+            fmt(table[(k, a, x)]) if (k, a, x) in table else "-"
+            for x in KINDS)))
+    if png:
+        w("")
+        w("![1 GiB pages](results/%s)" % os.path.basename(png))
