@@ -55,7 +55,8 @@ class Bench:
             return None
         s = summary(values)
         self.metrics.append(dict(metric=metric, kernel=kernel, kind=kind,
-                                 held_pct=pct, unit=unit, **s))
+                                 held_pct=pct, unit=unit, scenario="huge",
+                                 **s))
         return s
 
     def collect(self):
@@ -593,7 +594,7 @@ def main():
     with open(os.path.join(res, "latest.json"), "w") as f:
         json.dump(bench.metrics + thp_rows + gig_rows + [
             dict(metric=key, kernel=k, kind="pool", held_pct=None, unit="x",
-                 **summary([v[2] for v in vals]))
+                 scenario="kunit", **summary([v[2] for v in vals]))
             for k, m in sorted(kunit.items()) for key, vals in m.items()],
             f, indent=1)
         f.write("\n")
