@@ -2,8 +2,10 @@
 """What report.py and its scenario modules share: the kinds, their labels,
 the points parser and the median (min–max) summaries."""
 
+import os
 import re
 import statistics
+import subprocess
 
 KINDS = ["none", "anon", "handrolled", "pool", "unmovable"]
 LABEL = {
@@ -54,3 +56,34 @@ def fmt(s, digits=0):
 def kernel_key(kernel):
     """Sort "5.10" before "6.1" before "6.12" before "7.2"."""
     return [int(x) for x in kernel.split(".")]
+
+
+def bar_chart(out_dir, name, title, axis, kinds, groups):
+    """results/NAME.png: a cluster of bars per group, one bar per kind.
+    @groups: [(label, {kind: value})]; @axis: gnuplot lines for the y axis.
+    """
+    dat = os.path.join(out_dir, name + ".dat")
+    with open(dat, "w") as f:
+        f.write("group " + " ".join('"%s"' % LABEL[x] for x in kinds) + "\n")
+        for label, values in groups:
+            f.write('"%s" ' % label + " ".join(
+                "%g" % values[x] if x in values else "-" for x in kinds) +
+                "\n")
+    png = os.path.join(out_dir, name + ".png")
+    script = "\n".join([
+        'set terminal png size 900,500 noenhanced',
+        'set output "%s"' % png,
+        'set title "%s"' % title,
+        'set style data histograms',
+        'set style histogram clustered gap 1',
+        'set style fill solid 0.8 border -1',
+        'set datafile missing "-"',
+        'set key outside right top',
+        'set grid ytics',
+    ] + list(axis) + [
+        'plot for [i=2:%d] "%s" using i:xtic(1) title columnheader'
+        % (len(kinds) + 1, dat),
+    ])
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    os.remove(dat)
+    return png

@@ -7,9 +7,8 @@ rows (scenario "gigantic" or "gigantic_cma") and one plot, from the
 gigantic-*KVER.txt points."""
 
 import os
-import subprocess
 
-from report_common import KINDS, LABEL, fmt, kernel_key, summary
+from report_common import KINDS, LABEL, bar_chart, fmt, kernel_key, summary
 
 AREAS = ("normal", "cma")
 
@@ -42,37 +41,17 @@ def plot(table, out_dir):
     """Bars: 1 GiB pages per kernel (and area) and kind."""
     if not table:
         return None
-    groups = sorted({(k, a) for k, a, _ in table},
-                    key=lambda g: (kernel_key(g[0]), AREAS.index(g[1])))
-    kinds = [x for x in KINDS if any((k, a, x) in table for k, a in groups)]
-    dat = os.path.join(out_dir, "gigantic.dat")
-    with open(dat, "w") as f:
-        f.write("group " + " ".join('"%s"' % LABEL[x] for x in kinds) + "\n")
-        for k, a in groups:
-            f.write('"%s%s" ' % (k, "" if a == "normal" else " (CMA)") +
-                    " ".join("%g" % table[(k, a, x)]["median"]
-                             if (k, a, x) in table else "-" for x in kinds) +
-                    "\n")
-    png = os.path.join(out_dir, "gigantic.png")
-    script = "\n".join([
-        'set terminal png size 900,500 noenhanced',
-        'set output "%s"' % png,
-        'set title "1 GiB pages obtained, 8 GiB guest (median of boots)"',
-        'set style data histograms',
-        'set style histogram clustered gap 1',
-        'set style fill solid 0.8 border -1',
-        'set datafile missing "-"',
-        'set yrange [0:*]',
-        'set ylabel "1 GiB pages"',
-        'set ytics 1',
-        'set key outside right top',
-        'set grid ytics',
-        'plot for [i=2:%d] "%s" using i:xtic(1) title columnheader'
-        % (len(kinds) + 1, dat),
-    ])
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    os.remove(dat)
-    return png
+    keys = sorted({(k, a) for k, a, _ in table},
+                  key=lambda g: (kernel_key(g[0]), AREAS.index(g[1])))
+    kinds = [x for x in KINDS if any(t[2] == x for t in table)]
+    groups = [(k + ("" if a == "normal" else " (CMA)"),
+               {x: table[(k, a, x)]["median"] for x in kinds
+                if (k, a, x) in table}) for k, a in keys]
+    return bar_chart(
+        out_dir, "gigantic",
+        "1 GiB pages obtained, 8 GiB guest (median of boots)",
+        ['set yrange [0:*]', 'set ylabel "1 GiB pages"', 'set ytics 1'],
+        kinds, groups)
 
 
 def section(table, png, w):

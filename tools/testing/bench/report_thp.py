@@ -6,9 +6,8 @@ table, the JSON rows (scenario "thp_fault") and one plot, from the
 thp-KVER.txt points."""
 
 import os
-import subprocess
 
-from report_common import KINDS, LABEL, fmt, kernel_key, summary
+from report_common import KINDS, LABEL, bar_chart, fmt, kernel_key, summary
 
 SCENARIO = "thp_fault"
 
@@ -44,40 +43,19 @@ def collect(points):
 
 
 def plot(table, out_dir):
-    """Bars: the share of faults that got a huge page, per kernel and kind."""
+    """Bars: the share of faults that got a huge page, per kernel and kind
+    (at each kernel's largest held share)."""
     if not table:
         return None
-    # one bar per kind at each kernel's largest share (none: 0)
-    kernels = sorted({k for k, _, _ in table}, key=kernel_key)
     kinds = [x for x in KINDS if any(t[1] == x for t in table)]
-    cell = {(k, x): c for (k, x, _), c in sorted(
-        table.items(), key=lambda i: i[0][2])}
-    dat = os.path.join(out_dir, "thp-fault.dat")
-    with open(dat, "w") as f:
-        f.write("kernel " + " ".join('"%s"' % LABEL[x] for x in kinds) + "\n")
-        for k in kernels:
-            f.write(k + " " + " ".join(
-                "%g" % cell[(k, x)]["thp_success"]["median"]
-                if (k, x) in cell else "-" for x in kinds) + "\n")
-    png = os.path.join(out_dir, "thp-fault.png")
-    script = "\n".join([
-        'set terminal png size 900,500 noenhanced',
-        'set output "%s"' % png,
-        'set title "Faults that got a THP, defrag=always (median of boots)"',
-        'set style data histograms',
-        'set style histogram clustered gap 1',
-        'set style fill solid 0.8 border -1',
-        'set datafile missing "-"',
-        'set yrange [0:100]',
-        'set ylabel "% of faults"',
-        'set key outside right top',
-        'set grid ytics',
-        'plot for [i=2:%d] "%s" using i:xtic(1) title columnheader'
-        % (len(kinds) + 1, dat),
-    ])
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    os.remove(dat)
-    return png
+    groups = {}
+    for (k, x, _), c in sorted(table.items(), key=lambda i: i[0][2]):
+        groups.setdefault(k, {})[x] = c["thp_success"]["median"]
+    return bar_chart(
+        out_dir, "thp-fault",
+        "Faults that got a THP, defrag=always (median of boots)",
+        ['set yrange [0:100]', 'set ylabel "% of faults"'], kinds,
+        sorted(groups.items(), key=lambda g: kernel_key(g[0])))
 
 
 def section(table, png, w):
