@@ -13,7 +13,10 @@
 # Each kind holds 10, 20, 40 and 60% of RAM with random holes, five boots
 # per point (bench_run.c says what one boot does); then, at 40% held, a
 # process faults in THPs with direct compaction, and 8 GiB guests ask for
-# 1 GiB pages (on 7.x also from a hugetlb_cma= area). Then alloc+free and
+# 1 GiB pages (on 7.x also from a hugetlb_cma= area), and guests holding
+# 30% give a virtio-mem device's memory back to the host (three boots per
+# kind, the device onlined to the normal zone, then to ZONE_MOVABLE).
+# Then alloc+free and
 # pin+unpin per page on every vCPU of guests with 1, 2 and 4 vCPUs, and the
 # KUnit microbenchmarks without debug options. Then the virtio balloon:
 # samples/movable_pool/mp_balloon.c against Debian's virtio_balloon in 2 GiB
@@ -23,14 +26,16 @@
 #
 # Knobs: MP_BENCH_BOOTS (5), MP_BENCH_PCTS ("10 20 40 60"),
 # MP_BENCH_THP_PCTS (40), MP_BENCH_GIG_PCTS (40), MP_BENCH_GIG_MEM (8192),
-# MP_BENCH_GIG_CMA (2G), MP_BENCH_SCENARIOS ("huge thp gigantic"), MP_KVERS,
+# MP_BENCH_GIG_CMA (2G), MP_BENCH_UNPLUG_PCTS (30), MP_BENCH_UNPLUG_MIB
+# (1024), MP_BENCH_UNPLUG_BOOTS (3), MP_BENCH_SCENARIOS ("huge thp gigantic unplug"), MP_KVERS,
 # MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_KUNIT_RUNS
 # (3), MP_BENCH_BALLOON_SEEDS ("1 2 3"; empty: no balloon runs),
 # MP_BENCH_OUT (bench/ of this repository).
 # --smoke: one boot per kind at 40% on 6.12 for huge pages, one pool boot
-# each for THP faults and 1 GiB pages, report under the cache, and RESULT
-# lines for make check (every boot ok, pool above unmovable in huge pages,
-# THPs and 1 GiB pages granted beside the pool's pages, their sections).
+# each for THP faults, 1 GiB pages and virtio-mem unplug, report under the
+# cache, and RESULT lines for make check (every boot ok, pool above
+# unmovable in huge pages, THPs, 1 GiB pages and unplugged memory granted
+# beside the pool's pages, their sections).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -47,7 +52,12 @@ GIG_PCTS=${MP_BENCH_GIG_PCTS:-40}
 GIG_MEM=${MP_BENCH_GIG_MEM:-8192}
 # an 8 GiB guest could not reserve 4G (7.2: "cma: Failed to reserve")
 GIG_CMA=${MP_BENCH_GIG_CMA:-2G}
-SCENARIOS=${MP_BENCH_SCENARIOS:-"huge thp gigantic"}
+# unplug: what must fit in boot memory once the device is empty
+UNPLUG_PCTS=${MP_BENCH_UNPLUG_PCTS:-30}
+UNPLUG_MIB=${MP_BENCH_UNPLUG_MIB:-1024}
+# two to three minutes a boot, more when the device keeps some memory
+UNPLUG_BOOTS=${MP_BENCH_UNPLUG_BOOTS:-3}
+SCENARIOS=${MP_BENCH_SCENARIOS:-"huge thp gigantic unplug"}
 KUNIT_RUNS=${MP_BENCH_KUNIT_RUNS:-3}
 SMPS=${MP_BENCH_SMPS:-"1 2 4"}
 MICRO_BOOTS=${MP_BENCH_MICRO_BOOTS:-3}
@@ -73,11 +83,15 @@ fi
 #   gigantic-cma  the same from a hugetlb_cma= area (kernels with CMA),
 #                 without the unmovable kind, which cannot enter it
 #                 (gigantic-cma-KVER.txt)
+#   unplug        virtio-mem unplug at UNPLUG_PCTS, the device's memory
+#                 onlined to the normal zone (unplug-KVER.txt)
+#   unplug-movable  the same in ZONE_MOVABLE, without the unmovable kind
+#                 (unplug-movable-KVER.txt)
 run_kernel() {
 	local kver=$1 scenario=$2 pct boot kind log
 	local pts=$WORK/$scenario-$kver.txt pcts=$PCTS
 	local guest=$scenario mem=1024 cmdline='' tag="kernel=$kver"
-	local n=0 total kinds=$KINDS
+	local n=0 total kinds=$KINDS boots=$BOOTS
 
 	case $scenario in
 	huge) pts=$WORK/points-$kver.txt ;;
@@ -87,12 +101,22 @@ run_kernel() {
 		guest=gigantic pcts=$GIG_PCTS mem=$GIG_MEM tag="$tag area=cma"
 		cmdline="hugetlb_cma=$GIG_CMA" kinds=${KINDS/ unmovable/}
 		;;
+	unplug)
+		pcts=$UNPLUG_PCTS tag="$tag area=normal" boots=$UNPLUG_BOOTS
+		cmdline=memhp_default_state=online_kernel
+		;;
+	unplug-movable)
+		guest=unplug pcts=$UNPLUG_PCTS tag="$tag area=movable"
+		boots=$UNPLUG_BOOTS
+		cmdline=memhp_default_state=online_movable
+		kinds=${KINDS/ unmovable/}
+		;;
 	esac
 	: > "$pts"
 	# from 6.17 no module can hand-roll movable pages
 	case $kver in 7.*) kinds=${kinds/handrolled /} ;; esac
-	total=$((BOOTS + BOOTS * $(echo "$kinds" | wc -w) * $(echo "$pcts" | wc -w)))
-	for boot in $(seq 1 "$BOOTS"); do
+	total=$((boots + boots * $(echo "$kinds" | wc -w) * $(echo "$pcts" | wc -w)))
+	for boot in $(seq 1 "$boots"); do
 		for pct in none $pcts; do
 			for kind in $kinds; do
 				if [ "$pct" = none ]; then
@@ -102,10 +126,10 @@ run_kernel() {
 				n=$((n + 1))
 				log=$WORK/$kver-$scenario-$kind-$pct-$boot.log
 				mp_log "$kver $scenario [$n/$total]: $kind, $pct% held, boot $boot"
-				if MP_VM_MEM=$mem mp_boot "$kver" bench \
+				if fields=$(bench_boot "$kver" "$guest" \
 				   "--scenario=$guest,--kind=$kind,--held-pct=$pct,--seed=$boot" \
-				   "$log" "$cmdline"; then
-					sed -n "s/^BENCH_RESULT /$tag /p" "$log" >> "$pts"
+				   "$log" "$mem" "$cmdline"); then
+					echo "$tag $fields" >> "$pts"
 				else
 					echo "$tag status=failed kind=$kind held_pct=$pct seed=$boot log=$log" >> "$pts"
 				fi
@@ -113,6 +137,39 @@ run_kernel() {
 			done
 		done
 	done
+}
+
+# bench_boot KVER SCENARIO ARGS LOG MEM CMDLINE: one guest of run_kernel;
+# prints its BENCH_RESULT fields. For unplug, the guest has a virtio-mem
+# device of UNPLUG_MIB plugged at boot, and the host's side of it
+# (tools/testing/vm/unplug_host.py) adds its fields.
+bench_boot() {
+	local kver=$1 scenario=$2 args=$3 log=$4 mem=$5 cmdline=$6
+	local sock=$4.qmp host=$4.host hpid ok=1 result
+
+	if [ "$scenario" != unplug ]; then
+		MP_VM_MEM=$mem mp_boot "$kver" bench "$args" "$log" "$cmdline" ||
+			return 1
+		sed -n 's/^BENCH_RESULT //p' "$log"
+		return
+	fi
+	# the host must not read an older run's lines
+	rm -f "$sock" "$log"
+	python3 "$here/../vm/unplug_host.py" --log "$log" --qmp "$sock" \
+		--device vm0 > "$host" 2>&1 &
+	hpid=$!
+	MP_VM_MEM="$mem,maxmem=$((mem + 2 * UNPLUG_MIB))M" \
+	MP_QEMU_ARGS="-object memory-backend-ram,id=m0,size=${UNPLUG_MIB}M
+		-device virtio-mem-pci,id=vm0,memdev=m0,requested-size=${UNPLUG_MIB}M
+		-qmp unix:$sock,server=on,wait=off" \
+		mp_boot "$kver" bench "$args" "$log" "$cmdline" || ok=0
+	wait "$hpid" || ok=0
+	result=$(sed -n 's/^UNPLUG_HOST requested_mib=/requested_mib=/p' "$host")
+	if [ $ok = 0 ] || [ -z "$result" ]; then
+		sed 's/^/[unplug host] /' "$host" >&2
+		return 1
+	fi
+	echo "$(sed -n 's/^BENCH_RESULT //p' "$log") $result"
 }
 
 # Per-CPU alloc+free and pin+unpin with 1, 2 and 4 vCPUs. These guests
@@ -194,27 +251,37 @@ run_kunit
 # one kernel per core: each guest is one TCG thread
 for kver in $MP_KVERS; do
 	for scenario in $SCENARIOS; do
-		case $scenario in gigantic*) continue ;; esac
-		run_kernel "$kver" "$scenario"
+		case $scenario in
+		gigantic*) continue ;;
+		unplug)
+			run_kernel "$kver" unplug
+			run_kernel "$kver" unplug-movable
+			;;
+		*) run_kernel "$kver" "$scenario" ;;
+		esac
 	done &
 done
 wait
-# One boot of SCENARIO on 6.12, the pool kind at 40% held, in a guest of
-# MEM MiB, its line (tagged TAG) in SCENARIO-6.12.txt: the smoke of the
-# newer scenarios.
+# One boot of SCENARIO on 6.12, the pool kind with PCT% held, in a guest
+# of MEM MiB booted with CMDLINE, its line (tagged TAG) in
+# SCENARIO-6.12.txt: the smoke of the newer scenarios.
 smoke_one() {
-	local scenario=$1 mem=$2 tag=$3 log=$WORK/6.12-$1-pool-smoke.log
-	if MP_VM_MEM=$mem mp_boot 6.12 bench \
-		"--scenario=$scenario,--kind=pool,--held-pct=40,--seed=1" "$log"; then
-		sed -n "s/^BENCH_RESULT /$tag /p" "$log"
+	local scenario=$1 pct=$2 mem=$3 tag=$4 cmdline=${5:-} fields
+	local log=$WORK/6.12-$1-pool-smoke.log
+	if fields=$(bench_boot 6.12 "$scenario" \
+		"--scenario=$scenario,--kind=pool,--held-pct=$pct,--seed=1" \
+		"$log" "$mem" "$cmdline"); then
+		echo "$tag $fields"
 	else
-		echo "$tag status=failed kind=pool held_pct=40 seed=1 log=$log"
+		echo "$tag status=failed kind=pool held_pct=$pct seed=1 log=$log"
 	fi >> "$WORK/$scenario-6.12.txt"
 }
 
 if [ -n "$SMOKE" ]; then
-	smoke_one thp 1024 kernel=6.12
-	smoke_one gigantic "$GIG_MEM" "kernel=6.12 area=normal"
+	smoke_one thp 40 1024 kernel=6.12
+	smoke_one gigantic 40 "$GIG_MEM" "kernel=6.12 area=normal"
+	smoke_one unplug "$UNPLUG_PCTS" 1024 "kernel=6.12 area=normal" \
+		memhp_default_state=online_kernel
 # 8 GiB guests, one at a time: the host has 24 GiB
 elif [[ " $SCENARIOS " == *" gigantic "* ]]; then
 	for kver in $MP_KVERS; do
@@ -236,12 +303,13 @@ if [ -z "$SMOKE" ]; then
 	exec python3 "$here/report.py" --out "$OUT" --kunit "$WORK/kunit.txt" \
 		--seconds $(($(date +%s) - t0)) "$WORK"/points-*.txt \
 		--micro "$WORK"/micro-*.txt --balloon "$WORK"/balloon-*.txt \
-		--thp "$WORK"/thp-*.txt --gigantic "$WORK"/gigantic-*.txt
+		--thp "$WORK"/thp-*.txt --gigantic "$WORK"/gigantic-*.txt \
+		--unplug "$WORK"/unplug-*.txt
 fi
 
 if python3 "$here/report.py" --out "$OUT" "$WORK"/points-*.txt \
 	--thp "$WORK"/thp-*.txt --gigantic "$WORK"/gigantic-*.txt \
-	> "$WORK/report.log" 2>&1; then
+	--unplug "$WORK"/unplug-*.txt > "$WORK/report.log" 2>&1; then
 	mp_result pass bench-smoke/report
 else
 	tail -20 "$WORK/report.log" >&2
@@ -249,7 +317,7 @@ else
 fi
 # the pool's boot of each newer scenario: THPs granted at fault, 1 GiB
 # pages granted (40% held in 8 GiB on 6.12: no driver 4, movable_pool 3,
-# unmovable 0), and their report sections written
+# unmovable 0), memory unplugged, and their report sections written
 if grep -q ' status=ok .* thp_alloc=[1-9]' "$WORK/thp-6.12.txt" &&
    grep -q '^## THP at fault time' "$OUT/RESULTS.md"; then
 	mp_result pass bench-smoke/thp
@@ -263,6 +331,17 @@ if grep -q ' status=ok .* gigantic_pages=[1-9]' "$WORK/gigantic-6.12.txt" &&
 else
 	cat "$WORK/gigantic-6.12.txt" >&2
 	mp_result fail bench-smoke/gigantic
+fi
+# virtio-mem: the pool's pages moved out of at least 90% of the device
+if awk '/ status=ok / { for (i = 1; i <= NF; i++) { split($i, kv, "=");
+	v[kv[1]] = kv[2] } } END { exit !(v["requested_mib"] > 0 &&
+	v["unplugged_mib"] * 10 >= v["requested_mib"] * 9) }' \
+	"$WORK/unplug-6.12.txt" &&
+   grep -q '^## Memory unplug with virtio-mem' "$OUT/RESULTS.md"; then
+	mp_result pass bench-smoke/unplug
+else
+	cat "$WORK/unplug-6.12.txt" >&2
+	mp_result fail bench-smoke/unplug
 fi
 # each boot verified its data; and movable pages must beat unmovable ones
 pool=$(sed -n 's/.* kind=pool .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt /dev/null)

@@ -3,7 +3,8 @@
  * bench_run: one point of `make bench`, inside a guest.
  *
  *   bench_run --kind=none|anon|handrolled|pool|unmovable --held-pct=P
- *             [--seed=S] [--tries=T] [--scenario=huge|thp|gigantic]
+ *             [--seed=S] [--tries=T]
+ *             [--scenario=huge|thp|gigantic|unplug]
  *   bench_run --kind=micro
  *
  * Holds P% of the guest's RAM with random holes: it allocates twice that
@@ -31,6 +32,17 @@
  * aligned GiB, which one unmovable page spoils. It asks for as many as
  * free memory less 512 MiB could hold, again while granted.
  *
+ * --scenario=unplug gives memory back to the host through virtio-mem:
+ * before the kind holds its share, it loads virtio_mem (and the virtio
+ * core where it is modular) and waits for the device's memory to be
+ * plugged and onlined, so the held pages land there too (the zone is the
+ * kernel command line's memhp_default_state=). Then it asks the host to
+ * unplug all of it ("MP_HOST unplug=0": unplug_host.py lowers the
+ * device's requested-size over QMP and measures the device's side) and
+ * watches MemTotal come down until it is back where it was before the
+ * plug, or has not moved for UNPLUG_SETTLE_S seconds: longer than the
+ * host waits, and than virtio_mem's first retry after a failed attempt.
+ *
  * "micro" reads bench_driver/micro on every online CPU at once, one
  * process pinned to each, and prints a "BENCH_MICRO" line per CPU: the
  * per-page cost of alloc+free and pin+unpin when all CPUs hammer one pool.
@@ -50,13 +62,25 @@ static struct {
 	const char *kind;
 	unsigned int held_pct, tries;
 	unsigned long seed;
-	enum { SCENARIO_HUGE, SCENARIO_THP, SCENARIO_GIGANTIC } scenario;
+	enum {
+		SCENARIO_HUGE, SCENARIO_THP, SCENARIO_GIGANTIC, SCENARIO_UNPLUG
+	} scenario;
 } opt = { NULL, 40, 3, 1, SCENARIO_HUGE };
 
 struct thp_result {
 	long tried, alloc, fallback, stall;
 	double median_us, p99_us, huge_median_us, huge_p99_us;
 };
+
+/* MemTotal in kB as virtio-mem plugs and unplugs, from before the plug */
+struct unplug_result {
+	long base_kb, plugged_kb, left_kb;
+	double seconds;
+};
+
+/* seconds MemTotal must stay put before the unplug counts as over */
+#define UNPLUG_SETTLE_S	80
+#define UNPLUG_MAX_S	400
 
 static void run(const char *cmd)
 {
@@ -248,6 +272,68 @@ static long gigantic_pages(void)
 	return got;
 }
 
+/*
+ * Wait until MemTotal has not moved for @settle seconds (or, with a
+ * @target, has come down to it), at most @max seconds; return the seconds
+ * until its last move.
+ */
+static double memtotal_settle(long target_kb, int settle, int max)
+{
+	long last = read_meminfo("MemTotal"), cur;
+	double t0 = now(), moved = t0;
+
+	while (now() - moved < settle && now() - t0 < max) {
+		if (target_kb && last <= target_kb)
+			break;
+		usleep(250000);
+		cur = read_meminfo("MemTotal");
+		if (cur != last) {
+			last = cur;
+			moved = now();
+		}
+	}
+	return moved - t0;
+}
+
+/* --scenario=unplug, before the hold: the device's memory, plugged */
+static void unplug_plug(struct unplug_result *u)
+{
+	double t0;
+
+	u->base_kb = read_meminfo("MemTotal");
+	run("for m in /virtio/core-*.ko; do [ ! -e $m ] || insmod $m; done");
+	run("insmod /virtio/virtio_mem.ko");
+	/* it plugs in steps as it onlines: wait for the first, then the rest */
+	for (t0 = now(); read_meminfo("MemTotal") == u->base_kb; usleep(100000))
+		if (now() - t0 > 120)
+			die("virtio-mem plugged nothing in 120 s");
+	memtotal_settle(0, 10, 300);
+	u->plugged_kb = read_meminfo("MemTotal") - u->base_kb;
+	say("virtio-mem: %ld MiB plugged", u->plugged_kb >> 10);
+}
+
+/* --scenario=unplug, while held: all of it back to the host */
+static void unplug_all(struct unplug_result *u)
+{
+	printf("MP_HOST unplug=0\n");
+	fflush(stdout);
+	u->seconds = memtotal_settle(u->base_kb, UNPLUG_SETTLE_S, UNPLUG_MAX_S);
+	u->left_kb = read_meminfo("MemTotal") - u->base_kb;
+	/* reached at once: give the host a moment to see the same */
+	if (u->left_kb <= 0)
+		sleep(2);
+	say("virtio-mem: %ld of %ld MiB unplugged in %.1f s",
+	    (u->plugged_kb - u->left_kb) >> 10, u->plugged_kb >> 10, u->seconds);
+}
+
+/* the guest's view; the host's is unplug_host.py's */
+static void unplug_print(const struct unplug_result *u)
+{
+	printf(" scenario=unplug plugged_mib=%ld", u->plugged_kb >> 10);
+	printf(" guest_unplugged_mib=%ld guest_unplug_s=%.1f",
+	       (u->plugged_kb - u->left_kb) >> 10, u->seconds);
+}
+
 static void parse(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -276,6 +362,8 @@ static void parse(int argc, char **argv)
 				opt.scenario = SCENARIO_THP;
 			else if (!strcmp(optarg, "gigantic"))
 				opt.scenario = SCENARIO_GIGANTIC;
+			else if (!strcmp(optarg, "unplug"))
+				opt.scenario = SCENARIO_UNPLUG;
 			else if (strcmp(optarg, "huge"))
 				goto usage;
 			break;
@@ -291,7 +379,7 @@ static void parse(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: bench_run --kind=none|anon|handrolled|pool|unmovable\n"
 		"                 --held-pct=P [--seed=S] [--tries=T]\n"
-		"                 [--scenario=huge|thp|gigantic]\n"
+		"                 [--scenario=huge|thp|gigantic|unplug]\n"
 		"       bench_run --kind=micro\n");
 	exit(2);
 }
@@ -303,6 +391,7 @@ int main(int argc, char **argv)
 	long cma_free_kb;
 	long mig0, mig1, huge = 0, gigantic = 0;
 	struct thp_result thp = { 0 };
+	struct unplug_result unplug = { 0 };
 	unsigned int keep_pct = 0;
 	double t0, compact_s;
 	int none;
@@ -312,6 +401,8 @@ int main(int argc, char **argv)
 		return run_micro();
 	none = !strcmp(opt.kind, "none");
 	rng_state = opt.seed * 0x2545f4914f6cdd1dull | 1;
+	if (opt.scenario == SCENARIO_UNPLUG)
+		unplug_plug(&unplug);
 	total_kb = read_meminfo("MemTotal");
 	free_kb = read_meminfo("MemFree");
 	held_kb = total_kb / 100 * opt.held_pct;
@@ -345,6 +436,8 @@ int main(int argc, char **argv)
 		thp_faults(&thp);
 	else if (opt.scenario == SCENARIO_GIGANTIC)
 		gigantic = gigantic_pages();
+	else if (opt.scenario == SCENARIO_UNPLUG)
+		unplug_all(&unplug);
 	else
 		write_file("/proc/sys/vm/compact_memory", "1");
 	compact_s = now() - t0;
@@ -366,6 +459,8 @@ int main(int argc, char **argv)
 		       gigantic, cma_free_kb);
 	if (opt.scenario == SCENARIO_THP)
 		thp_print(&thp);
+	if (opt.scenario == SCENARIO_UNPLUG)
+		unplug_print(&unplug);
 	printf(" alloc_mib=%lu keep_pct=%u huge_pages=%ld mem_free_kb=%ld",
 	       pages * PAGE_SZ >> 20, keep_pct, huge, free_kb);
 	printf(" pcp_free_kb=%ld sunreclaim_kb=%ld compact_ms=%.0f",

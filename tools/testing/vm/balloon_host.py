@@ -18,69 +18,13 @@ frame went to which queue) and checks the guest against it:
 Prints "BALLOON_HOST ..." lines and a final "BALLOON_HOST_RESULT status=...".
 """
 import argparse
-import json
 import re
-import socket
 import sys
 import time
 
+from qmp import QMP, follow
+
 TIMEOUT = 900
-
-
-class QMP:
-    def __init__(self, path):
-        deadline = time.time() + 120
-        while True:
-            try:
-                sock = socket.socket(socket.AF_UNIX)
-                sock.connect(path)
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.1)
-        self.io = sock.makefile("rw")
-        json.loads(self.io.readline())
-        self.cmd("qmp_capabilities")
-
-    def cmd(self, name, **args):
-        self.io.write(json.dumps({"execute": name, "arguments": args}) + "\n")
-        self.io.flush()
-        while True:
-            line = self.io.readline()
-            if not line:
-                raise EOFError("QEMU has gone")
-            reply = json.loads(line)
-            if "error" in reply:
-                raise RuntimeError(f"{name}: {reply['error']}")
-            if "return" in reply:
-                return reply["return"]
-
-    def wait_exit(self):
-        while self.io.readline():
-            pass
-
-
-def follow(path):
-    """Yield the log's new lines as they come; None when idle."""
-    pos, part = 0, ""
-    while True:
-        try:
-            with open(path, errors="replace") as log:
-                log.seek(0, 2)
-                if log.tell() < pos:    # rewritten: start again
-                    pos, part = 0, ""
-                log.seek(pos)
-                data = log.read()
-                pos = log.tell()
-        except FileNotFoundError:
-            data = ""
-        part += data
-        *lines, part = part.split("\n")
-        for line in lines:
-            yield line.strip("\r")
-        if not lines:
-            yield None
 
 
 def resize(qmp, ram_mib, mib, failures):

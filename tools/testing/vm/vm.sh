@@ -38,9 +38,10 @@ mp_vmlinuz() {
 	echo "$MP_CACHE/image-$abi/boot/vmlinuz-$abi-amd64"
 }
 
-# Copy Debian's virtio modules for $1 into $2, for the balloon test: the
-# virtio core where Debian builds it as modules (5.10, 6.1), numbered in
-# load order, and the kernel's own balloon driver to compare with.
+# Copy Debian's virtio modules for $1 into $2: the virtio core where Debian
+# builds it as modules (5.10, 6.1), numbered in load order, the kernel's
+# own balloon driver to compare with (the balloon test) and virtio_mem
+# (make bench's unplug scenario).
 mp_virtio_modules() {
 	local kver=$1 dir=$2 image m f n=0 out
 	case $kver in
@@ -51,15 +52,16 @@ mp_virtio_modules() {
 	esac
 	mkdir -p "$dir"
 	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev \
-		virtio_pci virtio_balloon; do
+		virtio_pci virtio_balloon virtio_mem; do
 		f=$(find "$image" -name "$m.ko*" | head -1)
 		[ -n "$f" ] || continue
-		if [ $m = virtio_balloon ]; then
-			out=$dir/virtio_balloon.ko
-		else
+		case $m in
+		virtio_balloon | virtio_mem) out=$dir/$m.ko ;;
+		*)
 			n=$((n + 1))
 			out=$dir/core-$n-$m.ko
-		fi
+			;;
+		esac
 		case $f in
 		*.xz) xz -dc "$f" > "$out" ;;
 		*) cp "$f" "$out" ;;
