@@ -9,6 +9,8 @@
 #include <linux/highmem.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/pagemap.h>
+#include <linux/spinlock.h>
 
 #include "movable_pool_kunit.h"
 
@@ -96,6 +98,71 @@ static void test_bench_alloc_free(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+/*
+ * What the contracts cost before any bookkeeping, to read alloc+free's
+ * ratio against: a pool page is locked while it joins and while it leaves
+ * (three atomic operations more than the allocator's own), and each takes
+ * the irq-safe pool lock once.
+ */
+static void test_bench_floor(struct kunit *test)
+{
+	u64 t0, base = U64_MAX, plock = U64_MAX, irq = U64_MAX, plain = U64_MAX;
+	struct page **pages;
+	static DEFINE_SPINLOCK(lock);
+	unsigned long flags;
+	int rep, i;
+
+	pages = kunit_kcalloc(test, MPT_BENCH_PAGES, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	for (rep = 0; rep < MPT_BENCH_REPS; rep++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < MPT_BENCH_PAGES; i++) {
+			pages[i] = alloc_page(MPT_GFP);
+			KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		}
+		for (i = 0; i < MPT_BENCH_PAGES; i++)
+			__free_page(pages[i]);
+		base = min(base, ktime_get_ns() - t0);
+	}
+	for (i = 0; i < MPT_BENCH_PAGES; i++) {
+		pages[i] = alloc_page(MPT_GFP);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+	}
+	for (rep = 0; rep < MPT_BENCH_REPS; rep++) {
+		/* alloc: one unlock; free: a lock and an unlock */
+		t0 = ktime_get_ns();
+		for (i = 0; i < MPT_BENCH_PAGES; i++) {
+			__SetPageLocked(pages[i]);
+			unlock_page(pages[i]);
+			lock_page(pages[i]);
+			unlock_page(pages[i]);
+		}
+		plock = min(plock, ktime_get_ns() - t0);
+
+		t0 = ktime_get_ns();
+		for (i = 0; i < 2 * MPT_BENCH_PAGES; i++) {
+			spin_lock_irqsave(&lock, flags);
+			spin_unlock_irqrestore(&lock, flags);
+		}
+		irq = min(irq, ktime_get_ns() - t0);
+
+		t0 = ktime_get_ns();
+		for (i = 0; i < 2 * MPT_BENCH_PAGES; i++) {
+			spin_lock(&lock);
+			spin_unlock(&lock);
+		}
+		plain = min(plain, ktime_get_ns() - t0);
+	}
+	for (i = 0; i < MPT_BENCH_PAGES; i++)
+		__free_page(pages[i]);
+	mpt_report(test, "page lock at alloc and free", plock, base,
+		   "alloc_page+__free_page");
+	mpt_report(test, "two irq-safe lock pairs", irq, base,
+		   "alloc_page+__free_page");
+	mpt_report(test, "two plain lock pairs", plain, base,
+		   "alloc_page+__free_page");
+}
+
 static void test_bench_migrate(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
@@ -147,6 +214,7 @@ static void test_bench_migrate(struct kunit *test)
 
 static struct kunit_case movable_pool_bench_cases[] = {
 	KUNIT_CASE(test_bench_alloc_free),
+	KUNIT_CASE(test_bench_floor),
 	KUNIT_CASE(test_bench_migrate),
 	{}
 };
