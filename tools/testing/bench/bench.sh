@@ -17,8 +17,9 @@
 # 30% give a virtio-mem device's memory back to the host (three boots per
 # kind, the device onlined to the normal zone, then to ZONE_MOVABLE).
 # Then alloc+free and
-# pin+unpin per page on every vCPU of guests with 1, 2 and 4 vCPUs, and the
-# KUnit microbenchmarks without debug options. Then the virtio balloon:
+# pin+unpin per page on every vCPU of guests with 1, 2 and 4 vCPUs, each
+# operation's cost in pools of 1k, 64k and 1M pages (6 GiB guests, three
+# boots), and the KUnit microbenchmarks without debug options. Then the virtio balloon:
 # samples/movable_pool/mp_balloon.c against Debian's virtio_balloon in 2 GiB
 # guests with a 1 GiB balloon, one run per seed and driver
 # (tools/testing/vm/balloon.sh). Writes bench/RESULTS.md,
@@ -28,7 +29,8 @@
 # MP_BENCH_THP_PCTS (40), MP_BENCH_GIG_PCTS (40), MP_BENCH_GIG_MEM (8192),
 # MP_BENCH_GIG_CMA (2G), MP_BENCH_UNPLUG_PCTS (30), MP_BENCH_UNPLUG_MIB
 # (1024), MP_BENCH_UNPLUG_BOOTS (3), MP_BENCH_SCENARIOS ("huge thp gigantic unplug"), MP_KVERS,
-# MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_KUNIT_RUNS
+# MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_SCALE_BOOTS
+# (3), MP_BENCH_SCALE_SIZES (1024:65536:1048576), MP_BENCH_SCALE_MEM (6144), MP_BENCH_KUNIT_RUNS
 # (3), MP_BENCH_BALLOON_SEEDS ("1 2 3"; empty: no balloon runs),
 # MP_BENCH_OUT (bench/ of this repository).
 # --smoke: one boot per kind at 40% on 6.12 for huge pages, one pool boot
@@ -61,6 +63,10 @@ SCENARIOS=${MP_BENCH_SCENARIOS:-"huge thp gigantic unplug"}
 KUNIT_RUNS=${MP_BENCH_KUNIT_RUNS:-3}
 SMPS=${MP_BENCH_SMPS:-"1 2 4"}
 MICRO_BOOTS=${MP_BENCH_MICRO_BOOTS:-3}
+SCALE_BOOTS=${MP_BENCH_SCALE_BOOTS:-3}
+SCALE_SIZES=${MP_BENCH_SCALE_SIZES:-1024:65536:1048576}
+# a pool of 1M pages is 4 GiB
+SCALE_MEM=${MP_BENCH_SCALE_MEM:-6144}
 BALLOON_SEEDS=${MP_BENCH_BALLOON_SEEDS-"1 2 3"}
 OUT=${MP_BENCH_OUT:-$MP_REPO/bench}
 WORK=$MP_CACHE/bench
@@ -69,6 +75,7 @@ SMOKE=
 if [ "${1:-}" = --smoke ]; then
 	SMOKE=1
 	BOOTS=1 PCTS=40 KUNIT_RUNS=0 MICRO_BOOTS=0 MP_KVERS=6.12 BALLOON_SEEDS=
+	SCALE_BOOTS=1 SCALE_SIZES=1024:65536 SCALE_MEM=1024
 	SCENARIOS=huge
 	WORK=$MP_CACHE/bench-smoke
 	OUT=$WORK/report
@@ -203,6 +210,22 @@ run_smp() {
 	done
 }
 
+# Each operation's cost by pool size (bench_scale.c), a boot at a time.
+run_scale() {
+	local kver=$1 boot log pts=$WORK/scale-$1.txt
+	: > "$pts"
+	for boot in $(seq 1 "$SCALE_BOOTS"); do
+		log=$WORK/$kver-scale-$boot.log
+		mp_log "$kver: operations by pool size ($SCALE_SIZES pages), boot $boot"
+		if MP_VM_MEM=$SCALE_MEM mp_boot "$kver" bench \
+		   "--kind=scale,--scale=$SCALE_SIZES" "$log"; then
+			sed -n "s/^BENCH_SCALE /kernel=$kver boot=$boot /p" "$log" >> "$pts"
+		else
+			echo "kernel=$kver boot=$boot status=failed log=$log" >> "$pts"
+		fi
+	done
+}
+
 # Both balloon drivers on one kernel, a guest per seed and driver; the
 # BALLOON_RUN lines go to balloon-KVER.txt, the rest to a log per seed.
 # On 7.x also the kernel's own virtio_balloon on Debian's unpatched
@@ -294,6 +317,9 @@ fi
 [ "$MICRO_BOOTS" -gt 0 ] && for kver in $MP_KVERS; do
 	run_smp "$kver"
 done
+[ "$SCALE_BOOTS" -gt 0 ] && for kver in $MP_KVERS; do
+	run_scale "$kver"
+done
 [ -n "$BALLOON_SEEDS" ] && for kver in $MP_KVERS; do
 	run_balloon "$kver" &
 done
@@ -304,12 +330,13 @@ if [ -z "$SMOKE" ]; then
 		--seconds $(($(date +%s) - t0)) "$WORK"/points-*.txt \
 		--micro "$WORK"/micro-*.txt --balloon "$WORK"/balloon-*.txt \
 		--thp "$WORK"/thp-*.txt --gigantic "$WORK"/gigantic-*.txt \
-		--unplug "$WORK"/unplug-*.txt
+		--unplug "$WORK"/unplug-*.txt --scale "$WORK"/scale-*.txt
 fi
 
 if python3 "$here/report.py" --out "$OUT" "$WORK"/points-*.txt \
 	--thp "$WORK"/thp-*.txt --gigantic "$WORK"/gigantic-*.txt \
-	--unplug "$WORK"/unplug-*.txt > "$WORK/report.log" 2>&1; then
+	--unplug "$WORK"/unplug-*.txt --scale "$WORK"/scale-*.txt \
+	> "$WORK/report.log" 2>&1; then
 	mp_result pass bench-smoke/report
 else
 	tail -20 "$WORK/report.log" >&2
@@ -342,6 +369,15 @@ if awk '/ status=ok / { for (i = 1; i <= NF; i++) { split($i, kv, "=");
 else
 	cat "$WORK/unplug-6.12.txt" >&2
 	mp_result fail bench-smoke/unplug
+fi
+# every size measured, every operation timed, the section written
+if [ "$(grep -c ' take_ns=[1-9]' "$WORK/scale-6.12.txt")" = 2 ] &&
+   ! grep -q 'error=\|status=failed' "$WORK/scale-6.12.txt" &&
+   grep -q '^## Operation cost by pool size' "$OUT/RESULTS.md"; then
+	mp_result pass bench-smoke/scale
+else
+	cat "$WORK/scale-6.12.txt" >&2
+	mp_result fail bench-smoke/scale
 fi
 # each boot verified its data; and movable pages must beat unmovable ones
 pool=$(sed -n 's/.* kind=pool .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt /dev/null)

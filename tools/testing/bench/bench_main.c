@@ -18,7 +18,8 @@
  * says how many moved. Reading bench_driver/micro (kind=pool) times
  * alloc+free and pin+unpin per page on the reader's CPU, against
  * alloc_page()+__free_page(); readers on several CPUs at once measure
- * contention. Not a sample: written to be measured.
+ * contention. bench_driver/scale (bench_scale.c) times each operation in
+ * a pool of its own of a given size. Not a sample: written to be measured.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -352,6 +353,7 @@ static int __init bench_init(void)
 	debugfs_create_file("verify", 0444, debugfs_dir, NULL,
 			    &bench_verify_fops);
 	debugfs_create_file("micro", 0444, debugfs_dir, NULL, &bench_micro_fops);
+	bench_scale_debugfs(debugfs_dir);
 	pr_info("%s: kept %lu of %lu pages\n", kind, kept, pages);
 	return 0;
 }

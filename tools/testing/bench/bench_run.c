@@ -6,6 +6,7 @@
  *             [--seed=S] [--tries=T]
  *             [--scenario=huge|thp|gigantic|unplug]
  *   bench_run --kind=micro
+ *   bench_run --kind=scale [--scale=PAGES:PAGES:...]
  *
  * Holds P% of the guest's RAM with random holes: it allocates twice that
  * (or what free memory allows, less 128 MiB) and keeps each page with the
@@ -46,6 +47,10 @@
  * "micro" reads bench_driver/micro on every online CPU at once, one
  * process pinned to each, and prints a "BENCH_MICRO" line per CPU: the
  * per-page cost of alloc+free and pin+unpin when all CPUs hammer one pool.
+ *
+ * "scale" reads bench_driver/scale once per pool size (default 1024,
+ * 65536 and 1048576 pages) and prints a "BENCH_SCALE" line per size: the
+ * cost of each operation as the pool grows.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -62,10 +67,11 @@ static struct {
 	const char *kind;
 	unsigned int held_pct, tries;
 	unsigned long seed;
+	const char *scale;
 	enum {
 		SCENARIO_HUGE, SCENARIO_THP, SCENARIO_GIGANTIC, SCENARIO_UNPLUG
 	} scenario;
-} opt = { NULL, 40, 3, 1, SCENARIO_HUGE };
+} opt = { NULL, 40, 3, 1, "1024:65536:1048576", SCENARIO_HUGE };
 
 struct thp_result {
 	long tried, alloc, fallback, stall;
@@ -162,6 +168,52 @@ static int run_micro(void)
 	lib_unload();
 	printf("BENCH_RESULT status=%s kind=micro cpus=%d\n", bad ? "fail" : "ok",
 	       ncpu);
+	return bad;
+}
+
+/*
+ * Guest RAM that QEMU has not touched yet costs a fault in the host at
+ * first use, which would land in whichever figure touched it first:
+ * touch it all once.
+ */
+static void prefault(void)
+{
+	size_t len = (size_t)(read_meminfo("MemFree") - 256 * 1024) << 10;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("prefault");
+	munmap(p, len);
+}
+
+/* bench_driver/scale at each size of --scale, a line each. */
+static int run_scale(void)
+{
+	static const char param[] = "/sys/module/bench_driver/parameters/scale_pages";
+	char sizes[128], line[512], *size, *save;
+	int bad = 0;
+	FILE *f;
+
+	prefault();
+	lib_load();
+	run("insmod /bench_driver.ko kind=pool pages=16 keep_pct=100");
+	snprintf(sizes, sizeof(sizes), "%s", opt.scale);
+	for (size = strtok_r(sizes, ":", &save); size;
+	     size = strtok_r(NULL, ":", &save)) {
+		say("scale: a pool of %s pages", size);
+		if (write_file(param, size))
+			die(param);
+		f = fopen("/sys/kernel/debug/bench_driver/scale", "r");
+		if (!f || !fgets(line, sizeof(line), f))
+			die("bench_driver/scale");
+		fclose(f);
+		bad |= !!strstr(line, "error=");
+		printf("BENCH_SCALE %s", line);
+	}
+	run("rmmod bench_driver");
+	lib_unload();
+	printf("BENCH_RESULT status=%s kind=scale\n", bad ? "fail" : "ok");
 	return bad;
 }
 
@@ -339,7 +391,8 @@ static void parse(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "kind", 1, 0, 'k' }, { "held-pct", 1, 0, 'p' },
 		{ "seed", 1, 0, 's' }, { "tries", 1, 0, 't' },
-		{ "scenario", 1, 0, 'S' }, { 0, 0, 0, 0 }
+		{ "scenario", 1, 0, 'S' }, { "scale", 1, 0, 'z' },
+		{ 0, 0, 0, 0 }
 	};
 	int c;
 
@@ -357,6 +410,9 @@ static void parse(int argc, char **argv)
 		case 't':
 			opt.tries = atoi(optarg);
 			break;
+		case 'z':
+			opt.scale = optarg;
+			break;
 		case 'S':
 			if (!strcmp(optarg, "thp"))
 				opt.scenario = SCENARIO_THP;
@@ -372,7 +428,8 @@ static void parse(int argc, char **argv)
 		}
 	}
 	if (opt.kind && opt.held_pct < 100 && opt.tries &&
-	    (!strcmp(opt.kind, "none") || !strcmp(opt.kind, "micro") || !strcmp(opt.kind, "anon") ||
+	    (!strcmp(opt.kind, "none") || !strcmp(opt.kind, "micro") ||
+	     !strcmp(opt.kind, "scale") || !strcmp(opt.kind, "anon") ||
 	     !strcmp(opt.kind, "handrolled") || !strcmp(opt.kind, "pool") ||
 	     !strcmp(opt.kind, "unmovable")))
 		return;
@@ -380,7 +437,8 @@ usage:
 	fprintf(stderr, "usage: bench_run --kind=none|anon|handrolled|pool|unmovable\n"
 		"                 --held-pct=P [--seed=S] [--tries=T]\n"
 		"                 [--scenario=huge|thp|gigantic|unplug]\n"
-		"       bench_run --kind=micro\n");
+		"       bench_run --kind=micro\n"
+		"       bench_run --kind=scale [--scale=PAGES:PAGES:...]\n");
 	exit(2);
 }
 
@@ -399,6 +457,8 @@ int main(int argc, char **argv)
 	parse(argc, argv);
 	if (!strcmp(opt.kind, "micro"))
 		return run_micro();
+	if (!strcmp(opt.kind, "scale"))
+		return run_scale();
 	none = !strcmp(opt.kind, "none");
 	rng_state = opt.seed * 0x2545f4914f6cdd1dull | 1;
 	if (opt.scenario == SCENARIO_UNPLUG)

@@ -21,6 +21,7 @@ import sys
 from report_common import KINDS, LABEL, fmt, kernel_key, parse_points, \
     summary
 import report_gigantic
+import report_scale
 import report_thp
 import report_unplug
 
@@ -551,11 +552,13 @@ def markdown(bench, table, kunit, failed, pngs, args):
     L.extend(targets(bench, table, kunit))
     L.extend(balloon_targets(args.balloon_data))
     L.extend(report_unplug.targets(args.unplug_table))
+    L.extend(report_scale.targets(args.scale_table))
     report_thp.section(args.thp_table, args.thp_png, w)
     report_gigantic.section(args.gig_table, args.gig_png, w)
     report_unplug.section(args.unplug_table, args.unplug_png, w)
     balloon_section(args.balloon_data, w)
     micro_section(args.micro_data, w)
+    report_scale.section(args.scale_table, args.scale_png, w)
     if failed:
         w("")
         w("## Boots that failed")
@@ -577,6 +580,7 @@ def main():
     ap.add_argument("--thp", nargs="*", default=[])
     ap.add_argument("--gigantic", nargs="*", default=[])
     ap.add_argument("--unplug", nargs="*", default=[])
+    ap.add_argument("--scale", nargs="*", default=[])
     args = ap.parse_args()
     args.micro_data = parse_micro(args.micro)
     args.balloon_data = parse_balloon(args.balloon)
@@ -585,12 +589,14 @@ def main():
     thp_points, thp_failed = parse_points(args.thp)
     gig_points, gig_failed = parse_points(args.gigantic)
     unplug_points, unplug_failed = parse_points(args.unplug)
-    failed += thp_failed + gig_failed + unplug_failed
+    scale_points, scale_failed = report_scale.parse(args.scale)
+    failed += thp_failed + gig_failed + unplug_failed + scale_failed
     bench = Bench(points)
     table = bench.collect()
     args.thp_table, thp_rows = report_thp.collect(thp_points)
     args.gig_table, gig_rows = report_gigantic.collect(gig_points)
     args.unplug_table, unplug_rows = report_unplug.collect(unplug_points)
+    args.scale_table, scale_rows = report_scale.collect(scale_points)
     kunit = parse_kunit(args.kunit)
     res = os.path.join(args.out, "results")
     os.makedirs(res, exist_ok=True)
@@ -598,8 +604,9 @@ def main():
     args.thp_png = report_thp.plot(args.thp_table, res)
     args.gig_png = report_gigantic.plot(args.gig_table, res)
     args.unplug_png = report_unplug.plot(args.unplug_table, res)
+    args.scale_png = report_scale.plot(args.scale_table, res)
     with open(os.path.join(res, "latest.json"), "w") as f:
-        json.dump(bench.metrics + thp_rows + gig_rows + unplug_rows + [
+        json.dump(bench.metrics + thp_rows + gig_rows + unplug_rows + scale_rows + [
             dict(metric=key, kernel=k, kind="pool", held_pct=None, unit="x",
                  scenario="kunit", **summary([v[2] for v in vals]))
             for k, m in sorted(kunit.items()) for key, vals in m.items()],

@@ -58,13 +58,15 @@ def kernel_key(kernel):
     return [int(x) for x in kernel.split(".")]
 
 
-def bar_chart(out_dir, name, title, axis, kinds, groups):
+def bar_chart(out_dir, name, title, axis, kinds, groups, labels=None):
     """results/NAME.png: a cluster of bars per group, one bar per kind.
-    @groups: [(label, {kind: value})]; @axis: gnuplot lines for the y axis.
+    @groups: [(label, {kind: value})]; @axis: gnuplot lines for the y axis;
+    @labels: the bars' names by kind (default: LABEL).
     """
+    labels = labels or LABEL
     dat = os.path.join(out_dir, name + ".dat")
     with open(dat, "w") as f:
-        f.write("group " + " ".join('"%s"' % LABEL[x] for x in kinds) + "\n")
+        f.write("group " + " ".join('"%s"' % labels[x] for x in kinds) + "\n")
         for label, values in groups:
             f.write('"%s" ' % label + " ".join(
                 "%g" % values[x] if x in values else "-" for x in kinds) +

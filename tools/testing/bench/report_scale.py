@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make bench's cost of each operation by pool size (bench_scale.c, read by
+bench_run --kind=scale): the table, the JSON rows (scenario "scale"), the
+targets and one plot, from the scale-KVER.txt lines."""
+
+import os
+
+from report_common import bar_chart, fmt, kernel_key, summary
+
+# field, what it times
+OPS = (
+    ("fill_ns", "alloc, filling the pool"),
+    ("alloc_ns", "alloc at size"),
+    ("free_ns", "free at size"),
+    ("pin_unpin_ns", "pin+unpin at size"),
+    ("take_ns", "take_pages at size"),
+    ("destroy_ns", "teardown: free_pages, destroy"),
+    ("base_fill_ns", "baseline: alloc_page, as many"),
+    ("base_free_ns", "baseline: __free_page, each"),
+)
+FLAT = 1.5
+# the page allocator's own figure for the same pages
+BASE = {"fill_ns": "base_fill_ns", "destroy_ns": "base_free_ns"}
+
+
+def parse(paths):
+    points, failed = [], []
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                rec = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+                if "status" in rec or "error" in rec:
+                    failed.append(rec)
+                else:
+                    points.append({k: v if k == "kernel" else int(v)
+                                   for k, v in rec.items()})
+    return points, failed
+
+
+def collect(points):
+    """{(kernel, op): {pages: summary}}, and JSON rows."""
+    table, rows = {}, []
+    for k in sorted({p["kernel"] for p in points}, key=kernel_key):
+        for op, _ in OPS:
+            cell = {}
+            for n in sorted({p["pages"] for p in points if p["kernel"] == k}):
+                vals = [p[op] for p in points
+                        if p["kernel"] == k and p["pages"] == n]
+                cell[n] = summary(vals)
+                rows.append(dict(metric="scale_" + op[:-3], kernel=k,
+                                 kind="pool", held_pct=None, unit="ns/page",
+                                 scenario="scale", pool_pages=n, **cell[n]))
+            table[(k, op)] = cell
+    return table, rows
+
+
+def growth(cell):
+    """The largest pool's median over the smallest's."""
+    sizes = sorted(cell)
+    return cell[sizes[-1]]["median"] / max(1, cell[sizes[0]]["median"])
+
+
+def targets(table):
+    out = []
+    for (k, op), cell in table.items():
+        if len(cell) < 2 or op.startswith("base_"):
+            continue
+        g = growth(cell)
+        base = table.get((k, BASE.get(op)))
+        out.append("| %s flat from %d to %d pages (≤ %.1f×) | %s | %.2f×%s | %s |"
+                   % (op[:-3], min(cell), max(cell), FLAT, k, g,
+                      " (the allocator alone: %.2f×)" % growth(base)
+                      if base else "",
+                      "met" if g <= FLAT else "**missed**"))
+    return out
+
+
+def plot(table, out_dir):
+    """Bars: each per-page operation's cost at each size, per kernel."""
+    if not table:
+        return None
+    kernels = sorted({k for k, _ in table}, key=kernel_key)
+    sizes = sorted({n for c in table.values() for n in c})
+    groups = [("%s %s" % (k, op[:-3]),
+               {str(n): table[(k, op)][n]["median"]
+                for n in sizes if n in table[(k, op)]})
+              for k in kernels for op, _ in OPS if not op.startswith("base_")]
+    return bar_chart(out_dir, "scale",
+                     "ns per operation by pool size (median of boots)",
+                     ['set yrange [0:*]', 'set ylabel "ns"',
+                      'set xtics rotate by -30'],
+                     [str(n) for n in sizes], groups,
+                     {str(n): "%d pages" % n for n in sizes})
+
+
+def section(table, png, w):
+    if not table:
+        return
+    sizes = sorted({n for c in table.values() for n in c})
+    w("")
+    w("## Operation cost by pool size")
+    w("")
+    w("`bench_driver/scale` (tools/testing/bench/bench_scale.c), one guest "
+      "per boot: a pool of its own filled one `movable_pool_alloc_page()` "
+      "at a time to each size; at that size, 256 more pages allocated and "
+      "freed one by one, one page pinned and unpinned 256 times, and "
+      "`take_pages()` of 256 (given back with `add_page()`, untimed), each "
+      "the best of 20 runs; then the driver's teardown: `free_pages()` of "
+      "every page, 256 at a time, and `destroy()`. Filling and teardown "
+      "are timed whole, best of as many rounds as make 64k pages, beside "
+      "the page allocator alone on as many pages (**baseline**), which "
+      "meets the same caches and TLBs. Guest memory is touched once "
+      "before, so QEMU's first-touch faults stay out of it. The "
+      "pool's routine refuses to move pages meanwhile. **Growth**: the "
+      "largest pool's median over the smallest's; flat means ≤ %.1f×. "
+      "Median (min–max) over the boots, ns per page, under TCG." % FLAT)
+    w("")
+    w("| kernel | operation | " + " | ".join("%d pages" % n for n in sizes)
+      + " | growth |")
+    w("|---|---|" + "---|" * len(sizes) + "---|")
+    for (k, op), cell in table.items():
+        w("| %s | %s | %s | %.2f× |" % (
+            k, dict(OPS)[op], " | ".join(fmt(cell.get(n)) for n in sizes),
+            growth(cell)))
+    if png:
+        w("")
+        w("![Operation cost by pool size](results/%s)" %
+          os.path.basename(png))
