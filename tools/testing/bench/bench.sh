@@ -16,28 +16,31 @@
 # 1 GiB pages (on 7.x also from a hugetlb_cma= area), and guests holding
 # 30% give a virtio-mem device's memory back to the host (three boots per
 # kind, the device onlined to the normal zone, then to ZONE_MOVABLE).
-# Then alloc+free and
-# pin+unpin per page on every vCPU of guests with 1, 2 and 4 vCPUs, each
-# operation's cost in pools of 1k, 64k and 1M pages (6 GiB guests, three
-# boots), and the KUnit microbenchmarks without debug options. Then the virtio balloon:
-# samples/movable_pool/mp_balloon.c against Debian's virtio_balloon in 2 GiB
-# guests with a 1 GiB balloon, one run per seed and driver
-# (tools/testing/vm/balloon.sh). Writes bench/RESULTS.md,
-# bench/results/latest.json and the plots (tools/testing/bench/report.py).
+# Then alloc+free and pin+unpin per page on every vCPU of guests with 1, 2
+# and 4 vCPUs, each operation's cost in pools of 1k, 64k and 1M pages (6
+# GiB guests, three boots), and the KUnit microbenchmarks without debug
+# options. Then the virtio balloon: samples/movable_pool/mp_balloon.c
+# against Debian's virtio_balloon in 2 GiB guests with a 1 GiB balloon,
+# one run per seed and driver (tools/testing/vm/balloon.sh). Writes
+# bench/RESULTS.md, bench/results/latest.json and the plots
+# (tools/testing/bench/report.py).
 #
 # Knobs: MP_BENCH_BOOTS (5), MP_BENCH_PCTS ("10 20 40 60"),
 # MP_BENCH_THP_PCTS (40), MP_BENCH_GIG_PCTS (40), MP_BENCH_GIG_MEM (8192),
 # MP_BENCH_GIG_CMA (2G), MP_BENCH_UNPLUG_PCTS (30), MP_BENCH_UNPLUG_MIB
-# (1024), MP_BENCH_UNPLUG_BOOTS (3), MP_BENCH_SCENARIOS ("huge thp gigantic unplug"), MP_KVERS,
-# MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_SCALE_BOOTS
-# (3), MP_BENCH_SCALE_SIZES (1024:65536:1048576), MP_BENCH_SCALE_MEM (6144), MP_BENCH_KUNIT_RUNS
-# (3), MP_BENCH_BALLOON_SEEDS ("1 2 3"; empty: no balloon runs),
-# MP_BENCH_OUT (bench/ of this repository).
+# (1024), MP_BENCH_UNPLUG_BOOTS (3), MP_BENCH_SCENARIOS ("huge thp
+# gigantic unplug"), MP_KVERS, MP_BENCH_SMPS ("1 2 4"),
+# MP_BENCH_MICRO_BOOTS (3), MP_BENCH_SCALE_BOOTS (3), MP_BENCH_SCALE_SIZES
+# (1024:65536:1048576), MP_BENCH_SCALE_MEM (6144), MP_BENCH_KUNIT_RUNS (3),
+# MP_BENCH_BALLOON_SEEDS ("1 2 3"; empty: no balloon runs), MP_BENCH_OUT
+# (bench/ of this repository), MP_BENCH_WORK (raw figures and guest logs;
+# $MP_CACHE/bench: two runs at once need one each).
 # --smoke: one boot per kind at 40% on 6.12 for huge pages, one pool boot
-# each for THP faults, 1 GiB pages and virtio-mem unplug, report under the
-# cache, and RESULT lines for make check (every boot ok, pool above
-# unmovable in huge pages, THPs, 1 GiB pages and unplugged memory granted
-# beside the pool's pages, their sections).
+# each for THP faults, 1 GiB pages and virtio-mem unplug, one scale boot
+# (1k and 64k pages), report under the cache, and RESULT lines for make
+# check (every boot ok, pool above unmovable in huge pages, THPs, 1 GiB
+# pages and unplugged memory granted beside the pool's pages, every size
+# timed, their sections).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -69,7 +72,7 @@ SCALE_SIZES=${MP_BENCH_SCALE_SIZES:-1024:65536:1048576}
 SCALE_MEM=${MP_BENCH_SCALE_MEM:-6144}
 BALLOON_SEEDS=${MP_BENCH_BALLOON_SEEDS-"1 2 3"}
 OUT=${MP_BENCH_OUT:-$MP_REPO/bench}
-WORK=$MP_CACHE/bench
+WORK=${MP_BENCH_WORK:-$MP_CACHE/bench}
 KINDS="anon handrolled pool unmovable"
 SMOKE=
 if [ "${1:-}" = --smoke ]; then
@@ -98,7 +101,7 @@ run_kernel() {
 	local kver=$1 scenario=$2 pct boot kind log
 	local pts=$WORK/$scenario-$kver.txt pcts=$PCTS
 	local guest=$scenario mem=1024 cmdline='' tag="kernel=$kver"
-	local n=0 total kinds=$KINDS boots=$BOOTS
+	local n=0 total kinds=$KINDS boots=$BOOTS fields
 
 	case $scenario in
 	huge) pts=$WORK/points-$kver.txt ;;
@@ -165,14 +168,16 @@ bench_boot() {
 	python3 "$here/../vm/unplug_host.py" --log "$log" --qmp "$sock" \
 		--device vm0 > "$host" 2>&1 &
 	hpid=$!
-	MP_VM_MEM="$mem,maxmem=$((mem + 2 * UNPLUG_MIB))M" \
+	# plug, hold and unplug may take 15 minutes under a loaded TCG
+	MP_VM_TIMEOUT=1200 MP_VM_MEM="$mem,maxmem=$((mem + 2 * UNPLUG_MIB))M" \
 	MP_QEMU_ARGS="-object memory-backend-ram,id=m0,size=${UNPLUG_MIB}M
 		-device virtio-mem-pci,id=vm0,memdev=m0,requested-size=${UNPLUG_MIB}M
 		-qmp unix:$sock,server=on,wait=off" \
 		mp_boot "$kver" bench "$args" "$log" "$cmdline" || ok=0
 	wait "$hpid" || ok=0
 	result=$(sed -n 's/^UNPLUG_HOST requested_mib=/requested_mib=/p' "$host")
-	if [ $ok = 0 ] || [ -z "$result" ]; then
+	# all of the device plugged before the request, or it measured less
+	if [ $ok = 0 ] || [ "${result%% *}" != "requested_mib=$UNPLUG_MIB" ]; then
 		sed 's/^/[unplug host] /' "$host" >&2
 		return 1
 	fi
@@ -221,7 +226,9 @@ run_scale() {
 		   "--kind=scale,--scale=$SCALE_SIZES" "$log"; then
 			sed -n "s/^BENCH_SCALE /kernel=$kver boot=$boot /p" "$log" >> "$pts"
 		else
-			echo "kernel=$kver boot=$boot status=failed log=$log" >> "$pts"
+			# with what bench_driver/scale said went wrong, if it did
+			echo "kernel=$kver boot=$boot status=failed log=$log" \
+				"$(grep -o ' error=.*' "$log" | head -1)" >> "$pts"
 		fi
 	done
 }

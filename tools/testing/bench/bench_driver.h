@@ -7,7 +7,6 @@
 #ifndef _BENCH_DRIVER_H
 #define _BENCH_DRIVER_H
 
-#include <linux/debugfs.h>
 #include <linux/migrate.h>
 #include <linux/mm_types.h>
 
@@ -16,7 +15,9 @@
 
 int bench_repoint(unsigned long slot, struct page *dst, struct page *src,
 		  enum migrate_mode mode);
+
 /* bench_driver/scale (bench_scale.c) */
+struct dentry;
 void bench_scale_debugfs(struct dentry *dir);
 
 #ifdef BENCH_HAVE_HANDROLLED_KIND

@@ -359,7 +359,7 @@ static void unplug_plug(struct unplug_result *u)
 	for (t0 = now(); read_meminfo("MemTotal") == u->base_kb; usleep(100000))
 		if (now() - t0 > 120)
 			die("virtio-mem plugged nothing in 120 s");
-	memtotal_settle(0, 10, 300);
+	memtotal_settle(0, 20, 300);
 	u->plugged_kb = read_meminfo("MemTotal") - u->base_kb;
 	say("virtio-mem: %ld MiB plugged", u->plugged_kb >> 10);
 }

@@ -17,8 +17,9 @@
  *                each: what the memory system itself does at that size
  *
  * "At size" figures are the best of 20 runs of 256 operations, as in
- * bench_driver/micro. Filling and teardown are timed whole, best of as
- * many rounds as make 64k pages (one for the largest pools). The pool's
+ * bench_driver/micro; the others the best of SCALE_ROUNDS rounds, at every
+ * size alike. Allocations do not retry or warn: a pool too large for the
+ * guest reports an error instead of waking the OOM killer. The pool's
  * routine refuses to move its pages (-EAGAIN), so the pages this file
  * points at stay where they are.
  */
@@ -36,6 +37,8 @@
 
 #define SCALE_BATCH	256
 #define SCALE_REPS	20
+#define SCALE_ROUNDS	3
+#define SCALE_GFP	(MOVABLE_POOL_GFP | __GFP_NORETRY | __GFP_NOWARN)
 
 static unsigned long scale_pages = 1024;
 module_param(scale_pages, ulong, 0644);
@@ -53,28 +56,36 @@ static const struct movable_pool_ops scale_ops = {
 };
 
 struct scale_run {
+	unsigned long size;	/* scale_pages, read once */
 	struct movable_pool *pool;
-	struct page **pages;	/* the pool's pages */
+	struct page **pages;	/* the pool's pages while @intact */
+	bool intact;
 	struct page *batch[SCALE_BATCH];
 	unsigned long nr;
 	u64 alloc, free, pin, take;	/* best of SCALE_REPS, ns per batch */
 	u64 fill, teardown, base_fill, base_free;	/* best round, per page */
 };
 
-static void scale_alloc_free(struct scale_run *s)
+static int scale_alloc_free(struct scale_run *s)
 {
 	u64 t0 = ktime_get_ns(), t1;
-	int i;
+	int i, ret = 0;
 
 	for (i = 0; i < SCALE_BATCH; i++)
-		s->batch[i] = movable_pool_alloc_page(s->pool, MOVABLE_POOL_GFP,
-						      NULL, s->nr + i);
+		s->batch[i] = movable_pool_alloc_page(s->pool, SCALE_GFP, NULL,
+						      s->nr + i);
 	t1 = ktime_get_ns();
-	for (i = 0; i < SCALE_BATCH; i++)
-		if (!IS_ERR(s->batch[i]))
+	for (i = 0; i < SCALE_BATCH; i++) {
+		if (IS_ERR(s->batch[i]))
+			ret = PTR_ERR(s->batch[i]);
+		else
 			movable_pool_free_page(s->pool, s->batch[i]);
-	s->alloc = min(s->alloc, t1 - t0);
-	s->free = min(s->free, ktime_get_ns() - t1);
+	}
+	if (!ret) {
+		s->alloc = min(s->alloc, t1 - t0);
+		s->free = min(s->free, ktime_get_ns() - t1);
+	}
+	return ret;
 }
 
 /* the middle page of the pool, over and over, as a device would */
@@ -91,8 +102,9 @@ static void scale_pin_unpin(struct scale_run *s)
 }
 
 /*
- * The same pages come back, so s->pages stays the pool's. A take that
- * passed over pages the VM holds isolated for a moment is not timed.
+ * Take 256 pages and give them back, so s->pages stays the pool's. A take
+ * that passed over pages the VM held isolated for a moment is not timed.
+ * A page that cannot go back is freed, and s->pages no longer trusted.
  */
 static int scale_take(struct scale_run *s)
 {
@@ -104,20 +116,27 @@ static int scale_take(struct scale_run *s)
 	t = ktime_get_ns() - t0;
 	if (n == SCALE_BATCH)
 		s->take = min(s->take, t);
-	for (i = 0; i < n; i++)
-		ret = ret ?: movable_pool_add_page(s->pool, s->batch[i], NULL, i);
+	for (i = 0; i < n; i++) {
+		/* the index is the driver's business: nothing maps them */
+		if (!ret)
+			ret = movable_pool_add_page(s->pool, s->batch[i], NULL,
+						    i);
+		if (ret)
+			__free_page(s->batch[i]);
+	}
+	if (ret)
+		s->intact = false;
 	return ret;
 }
 
-/* The pool filled to scale_pages; ns per page, or 0 if memory ran out. */
+/* Fill the pool to s->size pages; ns per page, or 0 if memory ran out. */
 static u64 scale_fill(struct scale_run *s)
 {
 	u64 t0 = ktime_get_ns();
 	struct page *page;
 
-	for (s->nr = 0; s->nr < scale_pages; s->nr++) {
-		page = movable_pool_alloc_page(s->pool, MOVABLE_POOL_GFP, NULL,
-					       s->nr);
+	for (s->nr = 0; s->nr < s->size; s->nr++) {
+		page = movable_pool_alloc_page(s->pool, SCALE_GFP, NULL, s->nr);
 		if (IS_ERR(page))
 			return 0;
 		s->pages[s->nr] = page;
@@ -125,19 +144,38 @@ static u64 scale_fill(struct scale_run *s)
 	return div64_u64(ktime_get_ns() - t0, s->nr);
 }
 
-/* Free every page, then the pool; ns per page. */
+/* Whatever is left in the pool, taken and freed: the error path. */
+static void scale_drain(struct scale_run *s)
+{
+	unsigned int i, n;
+
+	do {
+		n = movable_pool_take_pages(s->pool, s->batch, SCALE_BATCH);
+		for (i = 0; i < n; i++)
+			__free_page(s->batch[i]);
+		cond_resched();
+	} while (n);
+}
+
+/* Free every page, then the pool; ns per page (0 on the error path). */
 static u64 scale_teardown(struct scale_run *s)
 {
-	u64 t0 = ktime_get_ns();
+	u64 t0 = ktime_get_ns(), t = 0;
 	unsigned long i;
 
-	for (i = 0; i < s->nr; i += SCALE_BATCH)
-		movable_pool_free_pages(s->pool, s->pages + i,
-					min_t(unsigned long, SCALE_BATCH,
-					      s->nr - i));
+	if (s->intact) {
+		for (i = 0; i < s->nr; i += SCALE_BATCH)
+			movable_pool_free_pages(s->pool, s->pages + i,
+						min_t(unsigned long, SCALE_BATCH,
+						      s->nr - i));
+	} else {
+		scale_drain(s);
+	}
 	movable_pool_destroy(s->pool);
 	s->pool = NULL;
-	return div64_u64(ktime_get_ns() - t0, max(s->nr, 1UL));
+	if (s->intact)
+		t = div64_u64(ktime_get_ns() - t0, max(s->nr, 1UL));
+	return t;
 }
 
 /* The page allocator alone on as many pages: s->pages is scratch here. */
@@ -146,15 +184,15 @@ static int scale_base(struct scale_run *s)
 	u64 t0 = ktime_get_ns(), t1;
 	unsigned long i, n;
 
-	for (n = 0; n < scale_pages; n++) {
-		s->pages[n] = alloc_page(MOVABLE_POOL_GFP);
+	for (n = 0; n < s->size; n++) {
+		s->pages[n] = alloc_page(SCALE_GFP);
 		if (!s->pages[n])
 			break;
 	}
 	t1 = ktime_get_ns();
 	for (i = 0; i < n; i++)
 		__free_page(s->pages[i]);
-	if (n < scale_pages)
+	if (n < s->size)
 		return -ENOMEM;
 	s->base_fill = min(s->base_fill, div64_u64(t1 - t0, n));
 	s->base_free = min(s->base_free, div64_u64(ktime_get_ns() - t1, n));
@@ -167,6 +205,7 @@ static int scale_round(struct scale_run *s, bool at_size)
 	int rep, ret;
 	u64 t;
 
+	s->nr = 0;
 	ret = scale_base(s);
 	if (ret)
 		return ret;
@@ -176,32 +215,35 @@ static int scale_round(struct scale_run *s, bool at_size)
 		s->pool = NULL;
 		return ret;
 	}
+	s->intact = true;
 	t = scale_fill(s);
 	if (!t)
 		ret = -ENOMEM;
 	s->fill = min(s->fill, t);
 	for (rep = 0; !ret && at_size && rep < SCALE_REPS; rep++) {
-		scale_alloc_free(s);
+		ret = scale_alloc_free(s);
 		scale_pin_unpin(s);
-		ret = scale_take(s);
+		ret = ret ?: scale_take(s);
 		cond_resched();
 	}
-	s->teardown = min(s->teardown, scale_teardown(s));
+	t = scale_teardown(s);
+	if (!ret)
+		s->teardown = min(s->teardown, t);
 	return ret;
 }
 
 static int scale_show(struct seq_file *m, void *unused)
 {
-	unsigned long round, rounds;
+	unsigned long size = READ_ONCE(scale_pages), round;
 	struct scale_run *s;
 	int ret = 0;
 
-	if (!scale_pages || scale_pages > MOVABLE_POOL_MAX_INDEX - SCALE_BATCH)
+	if (size < SCALE_BATCH || size > MOVABLE_POOL_MAX_INDEX - SCALE_BATCH)
 		return -EINVAL;
-	rounds = clamp(65536 / scale_pages, 1UL, (unsigned long)SCALE_REPS);
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
+	s->size = size;
 	/* every figure is a minimum */
 	s->alloc = U64_MAX;
 	s->free = U64_MAX;
@@ -211,8 +253,8 @@ static int scale_show(struct seq_file *m, void *unused)
 	s->teardown = U64_MAX;
 	s->base_fill = U64_MAX;
 	s->base_free = U64_MAX;
-	s->pages = vmalloc(array_size(scale_pages, sizeof(*s->pages)));
-	for (round = 0; s->pages && !ret && round < rounds; round++)
+	s->pages = vmalloc(array_size(size, sizeof(*s->pages)));
+	for (round = 0; s->pages && !ret && round < SCALE_ROUNDS; round++)
 		ret = scale_round(s, !round);
 	if (!s->pages)
 		ret = -ENOMEM;
@@ -220,7 +262,7 @@ static int scale_show(struct seq_file *m, void *unused)
 		ret = -EBUSY;	/* no take found 256 idle pages */
 	if (!ret) {
 		seq_printf(m, "pages=%lu fill_ns=%llu alloc_ns=%llu free_ns=%llu",
-			   s->nr, s->fill, div_u64(s->alloc, SCALE_BATCH),
+			   size, s->fill, div_u64(s->alloc, SCALE_BATCH),
 			   div_u64(s->free, SCALE_BATCH));
 		seq_printf(m, " pin_unpin_ns=%llu take_ns=%llu destroy_ns=%llu",
 			   div_u64(s->pin, SCALE_BATCH),
@@ -229,8 +271,8 @@ static int scale_show(struct seq_file *m, void *unused)
 			   s->base_fill, s->base_free);
 	} else {
 		/* a line for bench_run all the same: say what went wrong */
-		seq_printf(m, "pages=%lu error=%d filled=%lu\n", scale_pages,
-			   ret, s->nr);
+		seq_printf(m, "pages=%lu error=%d round=%lu filled=%lu\n",
+			   size, ret, round, s->nr);
 	}
 	vfree(s->pages);
 	kfree(s);

