@@ -34,6 +34,22 @@ def parse_points(paths):
     return points, failed
 
 
+def area_points(points, areas):
+    """Yield (kernel, area, kind, held_pct, points) for each kernel, area
+    and kind that has points, keeping the largest held share of each: a
+    scenario run at one share unless asked otherwise."""
+    for k in sorted({p["kernel"] for p in points}, key=kernel_key):
+        for area in areas:
+            for kind in KINDS:
+                ps = [p for p in points if p["kernel"] == k and
+                      p["area"] == area and p["kind"] == kind]
+                if not ps:
+                    continue
+                pct = max(int(p["held_pct"]) for p in ps)
+                yield k, area, kind, pct, [p for p in ps
+                                           if int(p["held_pct"]) == pct]
+
+
 def summary(values):
     return {
         "runs": len(values),

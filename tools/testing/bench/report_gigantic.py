@@ -8,7 +8,8 @@ gigantic-*KVER.txt points."""
 
 import os
 
-from report_common import KINDS, LABEL, bar_chart, fmt, kernel_key, summary
+from report_common import (KINDS, LABEL, area_points, bar_chart, fmt,
+                           kernel_key, summary)
 
 AREAS = ("normal", "cma")
 
@@ -18,22 +19,14 @@ def collect(points):
     held share per run (GIG_PCTS is one value unless asked otherwise): a
     run with several keeps the largest."""
     table, rows = {}, []
-    for k in sorted({p["kernel"] for p in points}, key=kernel_key):
-        for area in AREAS:
-            for kind in KINDS:
-                ps = [p for p in points if p["kernel"] == k and
-                      p["area"] == area and p["kind"] == kind]
-                if not ps:
-                    continue
-                pct = max(int(p["held_pct"]) for p in ps)
-                ps = [p for p in ps if int(p["held_pct"]) == pct]
-                s = summary([p["gigantic_pages"] for p in ps])
-                table[(k, area, kind)] = s
-                rows.append(dict(
-                    metric="gigantic_pages", kernel=k, kind=kind,
-                    held_pct=pct, unit="pages",
-                    scenario="gigantic" if area == "normal" else "gigantic_cma",
-                    **s))
+    for k, area, kind, pct, ps in area_points(points, AREAS):
+        s = summary([p["gigantic_pages"] for p in ps])
+        table[(k, area, kind)] = s
+        rows.append(dict(
+            metric="gigantic_pages", kernel=k, kind=kind, held_pct=pct,
+            unit="pages",
+            scenario="gigantic" if area == "normal" else "gigantic_cma",
+            **s))
     return table, rows
 
 

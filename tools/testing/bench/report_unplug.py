@@ -8,7 +8,8 @@ unplug-*KVER.txt points."""
 
 import os
 
-from report_common import KINDS, LABEL, bar_chart, fmt, kernel_key, summary
+from report_common import (KINDS, LABEL, area_points, bar_chart, fmt,
+                           kernel_key, summary)
 
 AREAS = ("normal", "movable")
 # QEMU's virtio-mem-pci block size here: the unit the device unplugs in
@@ -28,25 +29,17 @@ def collect(points):
     share per run (UNPLUG_PCTS is one value unless asked otherwise): a run
     with several keeps the largest."""
     table, rows = {}, []
-    for k in sorted({p["kernel"] for p in points}, key=kernel_key):
-        for area in AREAS:
-            for kind in KINDS:
-                ps = [p for p in points if p["kernel"] == k and
-                      p["area"] == area and p["kind"] == kind]
-                if not ps:
-                    continue
-                pct = max(int(p["held_pct"]) for p in ps)
-                ps = [p for p in ps if int(p["held_pct"]) == pct]
-                cell = {}
-                for name, unit, fn in METRICS:
-                    cell[name] = summary([fn(p) for p in ps])
-                    rows.append(dict(
-                        metric=name, kernel=k, kind=kind, held_pct=pct,
-                        unit=unit, scenario="unplug" if area == "normal"
-                        else "unplug_movable", **cell[name]))
-                cell["requested"] = summary([p["requested_mib"] for p in ps])
-                cell["held_pct"] = pct
-                table[(k, area, kind)] = cell
+    for k, area, kind, pct, ps in area_points(points, AREAS):
+        cell = {}
+        for name, unit, fn in METRICS:
+            cell[name] = summary([fn(p) for p in ps])
+            rows.append(dict(
+                metric=name, kernel=k, kind=kind, held_pct=pct, unit=unit,
+                scenario="unplug" if area == "normal" else "unplug_movable",
+                **cell[name]))
+        cell["requested"] = summary([p["requested_mib"] for p in ps])
+        cell["held_pct"] = pct
+        table[(k, area, kind)] = cell
     return table, rows
 
 
