@@ -224,7 +224,8 @@ run_scale() {
 		mp_log "$kver: operations by pool size ($SCALE_SIZES pages), boot $boot"
 		if MP_VM_MEM=$SCALE_MEM mp_boot "$kver" bench \
 		   "--kind=scale,--scale=$SCALE_SIZES" "$log"; then
-			sed -n "s/^BENCH_SCALE /kernel=$kver boot=$boot /p" "$log" >> "$pts"
+			sed -n "s/^BENCH_SCALE /kernel=$kver boot=$boot status=ok /p" \
+				"$log" >> "$pts"
 		else
 			# with what bench_driver/scale said went wrong, if it did
 			echo "kernel=$kver boot=$boot status=failed log=$log" \

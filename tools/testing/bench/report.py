@@ -589,7 +589,7 @@ def main():
     thp_points, thp_failed = parse_points(args.thp)
     gig_points, gig_failed = parse_points(args.gigantic)
     unplug_points, unplug_failed = parse_points(args.unplug)
-    scale_points, scale_failed = report_scale.parse(args.scale)
+    scale_points, scale_failed = parse_points(args.scale)
     failed += thp_failed + gig_failed + unplug_failed + scale_failed
     bench = Bench(points)
     table = bench.collect()

@@ -23,27 +23,14 @@ FLAT = 1.5
 BASE = {"fill_ns": "base_fill_ns", "destroy_ns": "base_free_ns"}
 
 
-def parse(paths):
-    points, failed = [], []
-    for path in paths:
-        with open(path) as f:
-            for line in f:
-                rec = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-                if "status" in rec or "error" in rec:
-                    failed.append(rec)
-                else:
-                    points.append({k: v if k == "kernel" else int(v)
-                                   for k, v in rec.items()})
-    return points, failed
-
-
 def collect(points):
     """{(kernel, op): {pages: summary}}, and JSON rows."""
     table, rows = {}, []
     for k in sorted({p["kernel"] for p in points}, key=kernel_key):
         for op, _ in OPS:
             cell = {}
-            for n in sorted({p["pages"] for p in points if p["kernel"] == k}):
+            for n in sorted({int(p["pages"]) for p in points
+                             if p["kernel"] == k}):
                 vals = [p[op] for p in points
                         if p["kernel"] == k and p["pages"] == n]
                 cell[n] = summary(vals)

@@ -22,7 +22,7 @@ import re
 import sys
 import time
 
-from qmp import QMP, follow
+from qmp import QMP
 
 TIMEOUT = 900
 
@@ -49,14 +49,7 @@ def drive(args, failures):
     """Serve the guest's requests; return its log lines of interest."""
     qmp = QMP(args.qmp)
     seen = []
-    last_poll = time.time()
-    for line in follow(args.log):
-        if line is None:
-            if time.time() - last_poll > 2:    # still there?
-                qmp.cmd("query-status")
-                last_poll = time.time()
-            time.sleep(0.05)
-            continue
+    for line in qmp.guest_lines(args.log):
         if line.startswith(("MP_BALLOON_STATE ", "BALLOON_RESULT ")):
             seen.append(line)
         match = re.match(r"MP_HOST balloon=(\d+)$", line)

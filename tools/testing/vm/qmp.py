@@ -35,6 +35,20 @@ class QMP:
             if "return" in reply:
                 return reply["return"]
 
+    def guest_lines(self, path):
+        """Yield the guest's serial log lines from @path as they come;
+        while there are none, ask QEMU every 2 s whether it is still there
+        (EOFError once it has gone)."""
+        last_poll = time.time()
+        for line in follow(path):
+            if line is not None:
+                yield line
+                continue
+            if time.time() - last_poll > 2:
+                self.cmd("query-status")
+                last_poll = time.time()
+            time.sleep(0.05)
+
     def wait_exit(self):
         while self.io.readline():
             pass

@@ -10,13 +10,13 @@ has not changed for SETTLE seconds (MAX at most). Prints
 "UNPLUG_HOST requested_mib=... unplugged_mib=... unplug_s=..." (unplug_s:
 from the request to the last change of size) and waits for QEMU to exit.
 The request is made once: after QEMU exits, mp_boot rewrites the log,
-which follow() then reads again from the start.
+which QMP.guest_lines() then reads again from the start.
 """
 import argparse
 import sys
 import time
 
-from qmp import QMP, follow
+from qmp import QMP
 
 # virtio_mem retries a failed unplug after 50 s: wait longer than that
 SETTLE = 65
@@ -51,14 +51,8 @@ def main():
     done = False
     try:
         qmp = QMP(args.qmp)
-        last_poll = time.time()
-        for line in follow(args.log):
-            if line is None:
-                if time.time() - last_poll > 2:    # QEMU still there?
-                    qmp.cmd("query-status")
-                    last_poll = time.time()
-                time.sleep(0.1)
-            elif line.startswith("MP_HOST unplug=") and not done:
+        for line in qmp.guest_lines(args.log):
+            if line.startswith("MP_HOST unplug=") and not done:
                 unplug(qmp, args.device, int(line.split("=")[1]))
                 done = True
             elif line.startswith("MP_EXIT "):
