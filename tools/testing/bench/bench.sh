@@ -11,11 +11,11 @@
 #   pool        bench_driver.ko on movable_pool
 #   unmovable   bench_driver.ko with alloc_page(GFP_KERNEL)
 # Each kind holds 10, 20, 40 and 60% of RAM with random holes, five boots
-# per point (bench_run.c says what one boot does); then, at 40% held, a
-# process faults in THPs with direct compaction, and 8 GiB guests ask for
-# 1 GiB pages (on 7.x also from a hugetlb_cma= area), and guests holding
-# 30% give a virtio-mem device's memory back to the host (three boots per
-# kind, the device onlined to the normal zone, then to ZONE_MOVABLE).
+# per point (bench_run.c says what one boot does); then, three boots per
+# kind each: at 40% held, a process faults in THPs with direct compaction,
+# and 8 GiB guests ask for 1 GiB pages (on 7.x also from a hugetlb_cma=
+# area); guests holding 30% give a virtio-mem device's memory back to the
+# host (the device onlined to the normal zone, then to ZONE_MOVABLE).
 # Then alloc+free and pin+unpin per page on every vCPU of guests with 1, 2
 # and 4 vCPUs, each operation's cost in pools of 1k, 64k and 1M pages (6
 # GiB guests, three boots), and the KUnit microbenchmarks without debug
@@ -26,9 +26,10 @@
 # (tools/testing/bench/report.py).
 #
 # Knobs: MP_BENCH_BOOTS (5), MP_BENCH_PCTS ("10 20 40 60"),
-# MP_BENCH_THP_PCTS (40), MP_BENCH_GIG_PCTS (40), MP_BENCH_GIG_MEM (8192),
-# MP_BENCH_GIG_CMA (2G), MP_BENCH_UNPLUG_PCTS (30), MP_BENCH_UNPLUG_MIB
-# (1024), MP_BENCH_UNPLUG_BOOTS (3), MP_BENCH_SCENARIOS ("huge thp
+# MP_BENCH_THP_PCTS (40), MP_BENCH_THP_BOOTS (3), MP_BENCH_GIG_PCTS (40),
+# MP_BENCH_GIG_MEM (8192), MP_BENCH_GIG_CMA (2G), MP_BENCH_GIG_BOOTS (3),
+# MP_BENCH_UNPLUG_PCTS (30), MP_BENCH_UNPLUG_MIB (1024),
+# MP_BENCH_UNPLUG_BOOTS (3), MP_BENCH_SCENARIOS ("huge thp
 # gigantic unplug"), MP_KVERS, MP_BENCH_SMPS ("1 2 4"),
 # MP_BENCH_MICRO_BOOTS (3), MP_BENCH_SCALE_BOOTS (3), MP_BENCH_SCALE_SIZES
 # (1024:65536:1048576), MP_BENCH_SCALE_MEM (6144), MP_BENCH_KUNIT_RUNS (3),
@@ -51,8 +52,11 @@ MP_KVERS=${MP_KVERS:-"5.10 6.1 6.12 7.2"}
 
 BOOTS=${MP_BENCH_BOOTS:-5}
 PCTS=${MP_BENCH_PCTS:-"10 20 40 60"}
+# the newer scenarios: three boots per point (their guests take longer)
 THP_PCTS=${MP_BENCH_THP_PCTS:-40}
+THP_BOOTS=${MP_BENCH_THP_BOOTS:-3}
 GIG_PCTS=${MP_BENCH_GIG_PCTS:-40}
+GIG_BOOTS=${MP_BENCH_GIG_BOOTS:-3}
 # 8 GiB: a no-driver 6.12 guest can have 4 pages of 1 GiB (4 GiB: none)
 GIG_MEM=${MP_BENCH_GIG_MEM:-8192}
 # an 8 GiB guest could not reserve 4G (7.2: "cma: Failed to reserve")
@@ -105,10 +109,14 @@ run_kernel() {
 
 	case $scenario in
 	huge) pts=$WORK/points-$kver.txt ;;
-	thp) pcts=$THP_PCTS ;;
-	gigantic) pcts=$GIG_PCTS mem=$GIG_MEM tag="$tag area=normal" ;;
+	thp) pcts=$THP_PCTS boots=$THP_BOOTS ;;
+	gigantic)
+		pcts=$GIG_PCTS mem=$GIG_MEM tag="$tag area=normal"
+		boots=$GIG_BOOTS
+		;;
 	gigantic-cma)
 		guest=gigantic pcts=$GIG_PCTS mem=$GIG_MEM tag="$tag area=cma"
+		boots=$GIG_BOOTS
 		cmdline="hugetlb_cma=$GIG_CMA" kinds=${KINDS/ unmovable/}
 		;;
 	unplug)
