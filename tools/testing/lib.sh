@@ -242,7 +242,7 @@ mp_patched_tree() {
 		cp "$dir/$kver.config" "$build/.mp-config"
 		cp "$dir/$kver.modules" "$build/.mp-modules"
 	fi
-	mp_log "building the patched $kver kernel (19 minutes the first time here, on two cores)"
+	mp_log "building the patched $kver kernel (9 to 19 minutes the first time here, on two cores)"
 	abi=${MP_PIN[$kver]}
 	if ! make -C "$MP_CACHE/linux-$kver-mp" O="$build" -j"$(nproc)" \
 		LOCALVERSION= KERNELRELEASE="$abi-mp" bzImage modules \
