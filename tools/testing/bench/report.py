@@ -584,6 +584,8 @@ def markdown(bench, table, kunit, failed, pngs, args):
     w("|---|---|---|---|")
     L.extend(targets(bench, table, kunit))
     L.extend(balloon_targets(args.balloon_data))
+    L.extend(report_thp.targets(args.thp_table))
+    L.extend(report_gigantic.targets(args.gig_table))
     L.extend(report_unplug.targets(args.unplug_table))
     L.extend(report_scale.targets(args.scale_table))
     report_thp.section(args.thp_table, args.thp_png, w)

@@ -30,6 +30,25 @@ def collect(points):
     return table, rows
 
 
+def targets(table):
+    """Markdown rows of the Targets table: movable_pool gets as many 1 GiB
+    pages as anon and hand-rolled, in each area."""
+    out = []
+    for k, area, kind in sorted(table, key=lambda x: kernel_key(x[0])):
+        if kind != "pool":
+            continue
+        ours = table[(k, area, kind)]["median"]
+        for other in ("anon", "handrolled"):
+            if (k, area, other) not in table:
+                continue
+            theirs = table[(k, area, other)]["median"]
+            out.append("| 1 GiB pages ≥ %s | %s, %s | %g vs %g | %s |" % (
+                LABEL[other], k, "hugetlb_cma area" if area == "cma"
+                else "anywhere", ours, theirs,
+                "met" if ours >= theirs else "**missed**"))
+    return out
+
+
 def plot(table, out_dir):
     """Bars: 1 GiB pages per kernel (and area) and kind."""
     if not table:
