@@ -29,7 +29,7 @@
 # MP_BENCH_THP_PCTS (40), MP_BENCH_THP_BOOTS (3), MP_BENCH_GIG_PCTS (40),
 # MP_BENCH_GIG_MEM (8192), MP_BENCH_GIG_CMA (2G), MP_BENCH_GIG_BOOTS (3),
 # MP_BENCH_UNPLUG_PCTS (30), MP_BENCH_UNPLUG_MIB (1024),
-# MP_BENCH_UNPLUG_BOOTS (3), MP_BENCH_SCENARIOS ("huge thp
+# MP_BENCH_UNPLUG_BOOTS (3) (MP_BENCH_BOOTS is the huge-page scenario's), MP_BENCH_SCENARIOS ("huge thp
 # gigantic unplug"), MP_KVERS, MP_BENCH_SMPS ("1 2 4"),
 # MP_BENCH_MICRO_BOOTS (3), MP_BENCH_SCALE_BOOTS (3), MP_BENCH_SCALE_SIZES
 # (1024:65536:1048576), MP_BENCH_SCALE_MEM (6144), MP_BENCH_KUNIT_RUNS (3),
@@ -94,7 +94,8 @@ fi
 #   thp           THP faults at THP_PCTS (thp-KVER.txt)
 #   gigantic      1 GiB pages at GIG_PCTS in GIG_MEM guests
 #                 (gigantic-KVER.txt)
-#   gigantic-cma  the same from a hugetlb_cma= area (kernels with CMA),
+#   gigantic-cma  the same from a hugetlb_cma= area only (kernels with CMA;
+#                 hugetlb_cma_only=1, or hugetlb would fall back elsewhere),
 #                 without the unmovable kind, which cannot enter it
 #                 (gigantic-cma-KVER.txt)
 #   unplug        virtio-mem unplug at UNPLUG_PCTS, the device's memory
@@ -117,7 +118,8 @@ run_kernel() {
 	gigantic-cma)
 		guest=gigantic pcts=$GIG_PCTS mem=$GIG_MEM tag="$tag area=cma"
 		boots=$GIG_BOOTS
-		cmdline="hugetlb_cma=$GIG_CMA" kinds=${KINDS/ unmovable/}
+		cmdline="hugetlb_cma=$GIG_CMA hugetlb_cma_only=1"
+		kinds=${KINDS/ unmovable/}
 		;;
 	unplug)
 		pcts=$UNPLUG_PCTS tag="$tag area=normal" boots=$UNPLUG_BOOTS

@@ -362,10 +362,11 @@ def plot(bench, table, out_dir):
 def targets(bench, table, kunit):
     rows = []
 
+    # a note goes in the verdict's cell: a fifth cell would not show
     def row(what, kernel, got, ok, note=""):
-        rows.append("| %s | %s | %s | %s |%s" % (
+        rows.append("| %s | %s | %s | %s%s |" % (
             what, kernel, got, "met" if ok else "**not met**",
-            " " + note if note else ""))
+            ": " + note if note else ""))
 
     for k in bench.kernels:
         t = lambda kind: table[(k, kind, 40)]
@@ -425,20 +426,32 @@ def kunit_floor_note(m, key):
         irq = ns("two irq-safe lock pairs vs alloc_page+__free_page")
         if lock is None or irq is None:
             return ""
-        return ("over the baseline's %g ns: the page lock %g ns, the two "
-                "irq-safe pool-lock pairs %g ns (test_bench_floor)" %
-                (ns(key, 1), lock, irq))
+        ours, base = ns(key), ns(key, 1)
+        return ("of our %g ns against the baseline's %g: the page lock %g "
+                "ns, the two irq-safe pool-lock pairs %g ns, the rest %g ns "
+                "(test_bench_floor)" % (ours, base, lock, irq,
+                                        ours - base - lock - irq))
     if key.startswith("bulk"):
-        if lock is None:
+        what = "page lock at alloc and free vs alloc_pages_bulk+release_pages"
+        if what not in m:
             return ""
         return ("the page lock alone costs %g ns a page, the kernel's pair "
-                "%g ns (test_bench_floor)" % (lock, ns(key, 1)))
+                "%g ns (test_bench_floor)" % (ns(what), ns(what, 1)))
     floor = "migrate vs alloc_page+copy_highpage+__free_page"
-    if floor not in m:
+    alone = "alloc+copy+free vs copy_highpage"
+    if floor not in m or alone not in m:
         return ""
     return ("any migration allocates, copies and frees: that floor is "
             "%.2f× copy_highpage, and migrate is %.2f× the floor" %
-            (ns("alloc+copy+free vs copy_highpage", 2), ns(floor, 2)))
+            (ns(alone, 2), ns(floor, 2)))
+
+
+def mp_kernels(bench, args):
+    """" 5.10, 6.1, ...": the kernels of every scenario this report has."""
+    ks = set(bench.kernels) | {x[0] for t in (
+        args.thp_table, args.gig_table, args.unplug_table, args.scale_table)
+        for x in t}
+    return "".join(" " + ", ".join(sorted(ks, key=kernel_key))) if ks else ""
 
 
 def markdown(bench, table, kunit, failed, pngs, args):
@@ -454,23 +467,27 @@ def markdown(bench, table, kunit, failed, pngs, args):
        "of partial runs, so it has no time for the whole"))
     w("")
     w("Machine: %s, %d cores; guests: qemu TCG (one thread per guest, several "
-      "guests at a time, one per kernel), 1 GiB, 2 vCPUs, THP off; kernels"
+      "guests at a time, one per kernel), 2 vCPUs; the huge-page guests "
+      "1 GiB with THP off, the other scenarios' sizes in their sections; "
+      "kernels"
       "%s: Debian's own, except 7.x, which is patches/7.x on Debian's "
       "source and config (`make kernel`, tools/testing/kernel/). On 7.x "
       "there is no hand-rolled row: from 6.17 only in-tree code can make "
       "pages movable, so no out-of-tree driver can hand-roll it there, and "
       "movable_pool is in-tree." % (platform.machine(), os.cpu_count(),
-                                   "".join(" " + k for k in bench.kernels)))
+                                   mp_kernels(bench, args)))
     w("")
     w("## Method")
     w("")
     w("Each boot holds one kind of memory with random holes: it allocates "
       "twice the held share (or what free memory allows, less 128 MiB), "
       "then frees pages at random until the share is left, with the same "
-      "seeded sequence for every kind. Then it reads MemFree and SUnreclaim, "
-      "times one `compact_memory` pass, and asks for as many 2 MiB huge "
-      "pages as free memory less 48 MiB could hold, best of 3 (each try "
-      "compacts first). Every held page is checked afterwards.")
+      "seeded sequence for every kind.%s Every held page is checked "
+      "afterwards." % (
+          " Then it reads MemFree and SUnreclaim, times one `compact_memory` "
+          "pass, and asks for as many 2 MiB huge pages as free memory less "
+          "48 MiB could hold, best of 3 (each try compacts first)."
+          if bench.kernels else ""))
     w("")
     for kind in KINDS:
         w("- **%s**: %s" % (LABEL[kind], {
@@ -491,10 +508,11 @@ def markdown(bench, table, kunit, failed, pngs, args):
     w("")
     w("All three driver kinds keep one pointer per page in a vmalloc'd "
       "table and differ only in where their pages come from and how they "
-      "move, so the comparison isolates the library. **limit** = the no-"
-      "driver median less held MiB / 2: what compaction could reach if "
-      "held memory were perfectly packed. Figures are median (min–max) "
-      "over the boots.")
+      "move, so the comparison isolates the library.%s Figures are median "
+      "(min–max) over the boots." % (
+          " **limit** = the no-driver median less held MiB / 2: what "
+          "compaction could reach if held memory were perfectly packed."
+          if bench.kernels else ""))
     w("")
     # the huge-page sections; a partial run may have none of its points
     if bench.kernels:

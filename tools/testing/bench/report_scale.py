@@ -63,7 +63,7 @@ def targets(table):
                        ", or as the allocator" if base else "", k, g,
                        " (the allocator alone: %.2f×)" % growth(base)
                        if base else "",
-                       "met" if g <= limit else "**missed**"))
+                       "met" if g <= limit else "**not met**"))
     return out
 
 
