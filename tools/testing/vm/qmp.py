@@ -37,21 +37,31 @@ class QMP:
 
     def guest_lines(self, path):
         """Yield the guest's serial log lines from @path as they come;
-        while there are none, ask QEMU every 2 s whether it is still there
-        (EOFError once it has gone)."""
-        last_poll = time.time()
+        while there are none, ask QEMU every 2 s whether it is still there.
+        Once it has gone, yield what the log still holds (the guest's last
+        lines may land just before QEMU exits), then raise EOFError."""
+        last_poll, gone = time.time(), False
         for line in follow(path):
             if line is not None:
                 yield line
                 continue
+            if gone:
+                raise EOFError("QEMU has gone")
             if time.time() - last_poll > 2:
-                self.cmd("query-status")
+                try:
+                    self.cmd("query-status")
+                except (OSError, EOFError):
+                    gone = True
+                    continue
                 last_poll = time.time()
             time.sleep(0.05)
 
     def wait_exit(self):
-        while self.io.readline():
-            pass
+        try:
+            while self.io.readline():
+                pass
+        except OSError:
+            pass    # gone already
 
 
 def follow(path):
