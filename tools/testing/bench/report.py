@@ -451,7 +451,75 @@ def mp_kernels(bench, args):
     ks = set(bench.kernels) | {x[0] for t in (
         args.thp_table, args.gig_table, args.unplug_table, args.scale_table)
         for x in t}
-    return "".join(" " + ", ".join(sorted(ks, key=kernel_key))) if ks else ""
+    return " " + ", ".join(sorted(ks, key=kernel_key)) if ks else ""
+
+
+def huge_sections(bench, table, pngs, w):
+    """The huge-page scenario's tables: huge pages obtained, what the held
+    pages cost besides themselves, compaction and migration cost."""
+    w("## Huge pages obtained")
+    for k in bench.kernels:
+        w("")
+        w("Linux %s; no driver: %s huge pages, MemFree %s MiB, SUnreclaim "
+          "%s MiB (%d boots)." % (
+              k, fmt(table[(k, "none", 0)]["huge"]),
+              fmt(table[(k, "none", 0)]["free"]),
+              fmt(table[(k, "none", 0)]["sunreclaim"], 1),
+              table[(k, "none", 0)]["huge"]["runs"]))
+        w("")
+        kinds = bench.kinds(k)
+        w("| held | limit | " + " | ".join(LABEL[x] for x in kinds) + " |")
+        w("|---|---|" + "---|" * len(kinds))
+        for pct in bench.pcts:
+            cells = []
+            for kind in kinds:
+                c = table[(k, kind, pct)]
+                cells.append("%s (%.0f%%)" % (fmt(c["huge"]),
+                                             c["pct_limit"]["median"]))
+            c = table[(k, "pool", pct)]
+            w("| %d%% (%s MiB) | %.0f | %s |" % (
+                pct, fmt(c["held"]), c["limit"]["median"], " | ".join(cells)))
+        w("")
+        w("![huge pages, %s](results/%s)" % (k, os.path.basename(pngs[bench.kernels.index(k)])))
+    w("")
+    w("## Memory the held pages cost besides themselves")
+    w("")
+    w("SUnreclaim and MemFree after fragmenting (MiB).")
+    for k in bench.kernels:
+        w("")
+        w("Linux %s" % k)
+        w("")
+        kinds = bench.kinds(k)
+        w("| held | " + " | ".join("%s SUnreclaim" % LABEL[x] for x in kinds) + " |")
+        w("|---|" + "---|" * len(kinds))
+        for pct in bench.pcts:
+            w("| %d%% | %s |" % (pct, " | ".join(
+                fmt(table[(k, x, pct)]["sunreclaim"], 1) for x in kinds)))
+        w("")
+        w("| held | " + " | ".join("%s MemFree" % LABEL[x] for x in kinds) + " |")
+        w("|---|" + "---|" * len(kinds))
+        for pct in bench.pcts:
+            w("| %d%% | %s |" % (pct, " | ".join(
+                fmt(table[(k, x, pct)]["free"]) for x in kinds)))
+    w("")
+    w("## Compaction and migration cost")
+    w("")
+    w("One `compact_memory` pass right after fragmenting: its wall time, the "
+      "pages it migrated (`pgmigrate_success`), and time per migrated page. "
+      "Pages migrated over the whole run (pass and huge page requests) in "
+      "the last column.")
+    for k in bench.kernels:
+        w("")
+        w("Linux %s" % k)
+        w("")
+        w("| held | kind | pass time (ms) | µs per migrated page | pages migrated (whole run) |")
+        w("|---|---|---|---|---|")
+        for pct in bench.pcts:
+            for kind in bench.kinds(k):
+                c = table[(k, kind, pct)]
+                w("| %d%% | %s | %s | %s | %s |" % (
+                    pct, LABEL[kind], fmt(c["compact_ms"]),
+                    fmt(c["us_per_page"], 2), fmt(c["migrated"])))
 
 
 def markdown(bench, table, kunit, failed, pngs, args):
@@ -514,71 +582,9 @@ def markdown(bench, table, kunit, failed, pngs, args):
           "compaction could reach if held memory were perfectly packed."
           if bench.kernels else ""))
     w("")
-    # the huge-page sections; a partial run may have none of its points
+    # a partial run may have no huge-page points
     if bench.kernels:
-        w("## Huge pages obtained")
-        for k in bench.kernels:
-            w("")
-            w("Linux %s; no driver: %s huge pages, MemFree %s MiB, SUnreclaim "
-              "%s MiB (%d boots)." % (
-                  k, fmt(table[(k, "none", 0)]["huge"]),
-                  fmt(table[(k, "none", 0)]["free"]),
-                  fmt(table[(k, "none", 0)]["sunreclaim"], 1),
-                  table[(k, "none", 0)]["huge"]["runs"]))
-            w("")
-            kinds = bench.kinds(k)
-            w("| held | limit | " + " | ".join(LABEL[x] for x in kinds) + " |")
-            w("|---|---|" + "---|" * len(kinds))
-            for pct in bench.pcts:
-                cells = []
-                for kind in kinds:
-                    c = table[(k, kind, pct)]
-                    cells.append("%s (%.0f%%)" % (fmt(c["huge"]),
-                                                 c["pct_limit"]["median"]))
-                c = table[(k, "pool", pct)]
-                w("| %d%% (%s MiB) | %.0f | %s |" % (
-                    pct, fmt(c["held"]), c["limit"]["median"], " | ".join(cells)))
-            w("")
-            w("![huge pages, %s](results/%s)" % (k, os.path.basename(pngs[bench.kernels.index(k)])))
-        w("")
-        w("## Memory the held pages cost besides themselves")
-        w("")
-        w("SUnreclaim and MemFree after fragmenting (MiB).")
-        for k in bench.kernels:
-            w("")
-            w("Linux %s" % k)
-            w("")
-            kinds = bench.kinds(k)
-            w("| held | " + " | ".join("%s SUnreclaim" % LABEL[x] for x in kinds) + " |")
-            w("|---|" + "---|" * len(kinds))
-            for pct in bench.pcts:
-                w("| %d%% | %s |" % (pct, " | ".join(
-                    fmt(table[(k, x, pct)]["sunreclaim"], 1) for x in kinds)))
-            w("")
-            w("| held | " + " | ".join("%s MemFree" % LABEL[x] for x in kinds) + " |")
-            w("|---|" + "---|" * len(kinds))
-            for pct in bench.pcts:
-                w("| %d%% | %s |" % (pct, " | ".join(
-                    fmt(table[(k, x, pct)]["free"]) for x in kinds)))
-        w("")
-        w("## Compaction and migration cost")
-        w("")
-        w("One `compact_memory` pass right after fragmenting: its wall time, the "
-          "pages it migrated (`pgmigrate_success`), and time per migrated page. "
-          "Pages migrated over the whole run (pass and huge page requests) in "
-          "the last column.")
-        for k in bench.kernels:
-            w("")
-            w("Linux %s" % k)
-            w("")
-            w("| held | kind | pass time (ms) | µs per migrated page | pages migrated (whole run) |")
-            w("|---|---|---|---|---|")
-            for pct in bench.pcts:
-                for kind in bench.kinds(k):
-                    c = table[(k, kind, pct)]
-                    w("| %d%% | %s | %s | %s | %s |" % (
-                        pct, LABEL[kind], fmt(c["compact_ms"]),
-                        fmt(c["us_per_page"], 2), fmt(c["migrated"])))
+        huge_sections(bench, table, pngs, w)
     if kunit:
         w("")
         w("## Microbenchmarks (KUnit, UML, build without debug options)")
