@@ -34,11 +34,15 @@ static void mpt_report(struct kunit *test, const char *what, u64 ours,
 static u64 mpt_bench_plain(struct kunit *test, struct page **pages)
 {
 	u64 t0 = ktime_get_ns();
+	struct page *page;
 	int i;
 
 	for (i = 0; i < MPT_BENCH_PAGES; i++) {
-		pages[i] = alloc_page(MPT_GFP);
-		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		page = alloc_page(MPT_GFP);
+		if (!page)
+			release_pages(pages, i);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		pages[i] = page;
 	}
 	for (i = 0; i < MPT_BENCH_PAGES; i++)
 		__free_page(pages[i]);
@@ -71,7 +75,7 @@ static void test_bench_alloc_free(struct kunit *test)
 	struct mpt_ctx *ctx = test->priv;
 	u64 t0, ours = U64_MAX, base = U64_MAX, bulk = U64_MAX;
 	u64 kbulk = U64_MAX, pin = U64_MAX;
-	struct page **pages;
+	struct page **pages, *page;
 	int rep, i;
 
 	pages = kunit_kcalloc(test, MPT_BENCH_PAGES, sizeof(*pages), GFP_KERNEL);
@@ -79,9 +83,12 @@ static void test_bench_alloc_free(struct kunit *test)
 	for (rep = 0; rep < MPT_BENCH_REPS; rep++) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < MPT_BENCH_PAGES; i++) {
-			pages[i] = movable_pool_alloc_page(ctx->pool, MPT_GFP,
-							   NULL, i);
-			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pages[i]);
+			page = movable_pool_alloc_page(ctx->pool, MPT_GFP, NULL,
+						       i);
+			if (IS_ERR_OR_NULL(page))
+				movable_pool_free_pages(ctx->pool, pages, i);
+			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, page);
+			pages[i] = page;
 		}
 		for (i = 0; i < MPT_BENCH_PAGES; i++)
 			movable_pool_free_page(ctx->pool, pages[i]);
@@ -128,7 +135,7 @@ static void test_bench_floor(struct kunit *test)
 {
 	u64 t0, base = U64_MAX, plock = U64_MAX, irq = U64_MAX, plain = U64_MAX;
 	u64 kbulk = U64_MAX;
-	struct page **pages;
+	struct page **pages, *page;
 	static DEFINE_SPINLOCK(lock);
 	unsigned long flags;
 	int rep, i;
@@ -140,8 +147,11 @@ static void test_bench_floor(struct kunit *test)
 		kbulk = min(kbulk, mpt_bench_kbulk(test, pages));
 	}
 	for (i = 0; i < MPT_BENCH_PAGES; i++) {
-		pages[i] = alloc_page(MPT_GFP);
-		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		page = alloc_page(MPT_GFP);
+		if (!page)
+			release_pages(pages, i);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		pages[i] = page;
 	}
 	for (rep = 0; rep < MPT_BENCH_REPS; rep++) {
 		/* alloc: one unlock; free: a lock and an unlock */
@@ -196,6 +206,8 @@ static void test_bench_migrate(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, fresh);
 	for (i = 0; i < MPT_BENCH_PAGES; i++) {
 		dst[i] = alloc_page(MPT_GFP);
+		if (!dst[i])
+			release_pages(dst, i);
 		KUNIT_ASSERT_NOT_NULL(test, dst[i]);
 	}
 	mpt_fill(test, 0, MPT_PAGES);

@@ -10,7 +10,7 @@
 #               inode's address_space_operations; none on 7.x)
 #   pool        bench_driver.ko on movable_pool
 #   unmovable   bench_driver.ko with alloc_page(GFP_KERNEL)
-# Each kind holds 10, 20, 40 and 60% of RAM with random holes, five boots
+# Each kind holds 10, 20, 40 and 60% of RAM with random holes, three boots
 # per point (bench_run.c says what one boot does); then, three boots per
 # kind each: at 40% held, a process faults in THPs with direct compaction,
 # and 8 GiB guests ask for 1 GiB pages (on 7.x also from a hugetlb_cma=
@@ -25,17 +25,25 @@
 # bench/RESULTS.md, bench/results/latest.json and the plots
 # (tools/testing/bench/report.py).
 #
-# Knobs: MP_BENCH_BOOTS (5), MP_BENCH_PCTS ("10 20 40 60"),
+# Knobs: MP_BENCH_BOOTS (3), MP_BENCH_PCTS ("10 20 40 60"),
 # MP_BENCH_THP_PCTS (40), MP_BENCH_THP_BOOTS (3), MP_BENCH_GIG_PCTS (40),
 # MP_BENCH_GIG_MEM (8192), MP_BENCH_GIG_CMA (2G), MP_BENCH_GIG_BOOTS (3),
 # MP_BENCH_UNPLUG_PCTS (30), MP_BENCH_UNPLUG_MIB (1024),
 # MP_BENCH_UNPLUG_BOOTS (3) (MP_BENCH_BOOTS is the huge-page scenario's),
 # MP_BENCH_SCENARIOS ("huge thp gigantic unplug"), MP_KVERS,
-# MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_SCALE_BOOTS (3), MP_BENCH_SCALE_SIZES
-# (1024:65536:1048576), MP_BENCH_SCALE_MEM (6144), MP_BENCH_KUNIT_RUNS (3),
+# MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_SCALE_BOOTS
+# (3), MP_BENCH_SCALE_SIZES (1024:65536:1048576), MP_BENCH_SCALE_MEM (6144),
+# MP_BENCH_KUNIT_RUNS (3),
 # MP_BENCH_BALLOON_SEEDS ("1 2 3"; empty: no balloon runs), MP_BENCH_OUT
-# (bench/ of this repository), MP_BENCH_WORK (raw figures and guest logs;
-# $MP_CACHE/bench: two runs at once need one each).
+# (bench/ of this repository), MP_BENCH_WORK (guest logs; $MP_CACHE/bench:
+# two runs at once need one each), MP_BENCH_RESUME (unset).
+# Raw figures: a file per phase (one scenario, the KUnit runs, ... on one
+# kernel) in MP_BENCH_OUT/results/raw, the report's only input, kept
+# beside it. A run starts by deleting them; with MP_BENCH_RESUME=1 it
+# keeps the phases an earlier run finished and runs the others, so a run
+# longer than one sitting can be finished in several, one after another
+# (phases.txt: when, in which run and at which commit each phase ran, and
+# how long it took).
 # --smoke: one boot per kind at 40% on 6.12 for huge pages, one pool boot
 # each for THP faults, 1 GiB pages and virtio-mem unplug, one scale boot
 # (1k and 64k pages), report under the cache, and RESULT lines for make
@@ -50,9 +58,8 @@ MP_KVERS=${MP_KVERS:-"5.10 6.1 6.12 7.2"}
 . "$here/../modules.sh"
 . "$here/../vm/vm.sh"
 
-BOOTS=${MP_BENCH_BOOTS:-5}
+BOOTS=${MP_BENCH_BOOTS:-3}
 PCTS=${MP_BENCH_PCTS:-"10 20 40 60"}
-# the newer scenarios: three boots per point (their guests take longer)
 THP_PCTS=${MP_BENCH_THP_PCTS:-40}
 THP_BOOTS=${MP_BENCH_THP_BOOTS:-3}
 GIG_PCTS=${MP_BENCH_GIG_PCTS:-40}
@@ -77,6 +84,8 @@ SCALE_MEM=${MP_BENCH_SCALE_MEM:-6144}
 BALLOON_SEEDS=${MP_BENCH_BALLOON_SEEDS-"1 2 3"}
 OUT=${MP_BENCH_OUT:-$MP_REPO/bench}
 WORK=${MP_BENCH_WORK:-$MP_CACHE/bench}
+RESUME=
+[ "${MP_BENCH_RESUME:-}" != 1 ] || RESUME=1
 KINDS="anon handrolled pool unmovable"
 SMOKE=
 if [ "${1:-}" = --smoke ]; then
@@ -86,9 +95,12 @@ if [ "${1:-}" = --smoke ]; then
 	SCENARIOS=huge
 	WORK=$MP_CACHE/bench-smoke
 	OUT=$WORK/report
+	RESUME=
 fi
+RAW=$OUT/results/raw
 
-# One kernel's boots of one scenario, one guest at a time, a line per boot:
+# run_kernel KVER SCENARIO OUT: one kernel's boots of one scenario, one
+# guest at a time, a line per boot in OUT:
 #   huge          huge pages after compact_memory, every held share, 1 GiB
 #                 guests (points-KVER.txt)
 #   thp           THP faults at THP_PCTS (thp-KVER.txt)
@@ -103,13 +115,12 @@ fi
 #   unplug-movable  the same in ZONE_MOVABLE, without the unmovable kind
 #                 (unplug-movable-KVER.txt)
 run_kernel() {
-	local kver=$1 scenario=$2 pct boot kind log
-	local pts=$WORK/$scenario-$kver.txt pcts=$PCTS
+	local kver=$1 scenario=$2 pts=$3 pct boot kind log
+	local pcts=$PCTS
 	local guest=$scenario mem=1024 cmdline='' tag="kernel=$kver"
 	local n=0 total kinds=$KINDS boots=$BOOTS fields
 
 	case $scenario in
-	huge) pts=$WORK/points-$kver.txt ;;
 	thp) pcts=$THP_PCTS boots=$THP_BOOTS ;;
 	gigantic)
 		pcts=$GIG_PCTS mem=$GIG_MEM tag="$tag area=normal"
@@ -132,7 +143,6 @@ run_kernel() {
 		kinds=${KINDS/ unmovable/}
 		;;
 	esac
-	: > "$pts"
 	# from 6.17 no module can hand-roll movable pages
 	case $kver in 7.*) kinds=${kinds/handrolled /} ;; esac
 	total=$((boots + boots * $(echo "$kinds" | wc -w) * $(echo "$pcts" | wc -w)))
@@ -200,9 +210,7 @@ bench_boot() {
 # test starts, as multi-threaded TCG boots sometimes did while the kernel
 # patched its text, is retried (twice at most) and counted.
 run_smp() {
-	local kver=$1 smp boot try log
-	local pts=$WORK/micro-$kver.txt
-	: > "$pts"
+	local kver=$1 pts=$2 smp boot try log
 	for smp in $SMPS; do
 		for boot in $(seq 1 "$MICRO_BOOTS"); do
 			for try in 1 2 3; do
@@ -227,8 +235,7 @@ run_smp() {
 
 # Each operation's cost by pool size (bench_scale.c), a boot at a time.
 run_scale() {
-	local kver=$1 boot log pts=$WORK/scale-$1.txt
-	: > "$pts"
+	local kver=$1 pts=$2 boot log
 	for boot in $(seq 1 "$SCALE_BOOTS"); do
 		log=$WORK/$kver-scale-$boot.log
 		mp_log "$kver: operations by pool size ($SCALE_SIZES pages), boot $boot"
@@ -249,7 +256,7 @@ run_scale() {
 # On 7.x also the kernel's own virtio_balloon on Debian's unpatched
 # kernel: the balloon before patches/7.x put it on movable_pool.
 run_balloon() {
-	local kver=$1 seed
+	local kver=$1 out=$2 seed
 	for seed in $BALLOON_SEEDS; do
 		mp_log "$kver: balloon drivers, seed $seed"
 		MP_BALLOON_MEM=2048 MP_BALLOON_MIB=1024 MP_BALLOON_TRIES=3 \
@@ -265,40 +272,79 @@ run_balloon() {
 				grep '^BALLOON_RUN'
 			;;
 		esac
-	done > "$WORK/balloon-$kver.txt"
+	done > "$out"
 }
 
 # The KUnit microbenchmarks in the UML build without debug options.
 run_kunit() {
-	local i
+	local kver=$1 out=$2 i
 	for i in $(seq 1 "$KUNIT_RUNS"); do
-		MP_BENCH_ONLY=1 bash "$here/../kunit.sh" "$MP_KVERS" 2>&1 >/dev/null |
+		MP_BENCH_ONLY=1 bash "$here/../kunit.sh" "$kver" 2>&1 >/dev/null |
 			sed -n 's/^\[\([0-9.]*\), no debug\] bench: /kernel=\1 run='"$i"' /p'
-	done > "$WORK/kunit.txt"
+	done > "$out"
+}
+
+# phase NAME FUNCTION ARGS...: FUNCTION ARGS OUT writes phase NAME's raw
+# figures to OUT, which becomes RAW/NAME.txt once FUNCTION has returned
+# (whatever its status: a failed boot is a line of its own), so that
+# MP_BENCH_RESUME=1 keeps a phase that finished and runs one cut short.
+phase() {
+	local name=$1 t0
+	shift
+	if [ -n "$RESUME" ] && [ -e "$RAW/$name.txt" ]; then
+		mp_log "$name: kept from an earlier run"
+		return
+	fi
+	t0=$(date +%s)
+	: > "$RAW/$name.txt.part"
+	"$@" "$RAW/$name.txt.part"
+	mv "$RAW/$name.txt.part" "$RAW/$name.txt"
+	echo "phase=$name seconds=$(($(date +%s) - t0))" \
+		"finished=$(date -u +%FT%TZ) run=$RUN commit=$COMMIT" \
+		>> "$RAW/phases.txt"
 }
 
 mp_need_vm_tools
 mp_need_pkgs gnuplot-nox python3
-mkdir -p "$WORK"
+# the code measured: a change to bench/ (this run's output) is none
+COMMIT=$(git -C "$MP_REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$MP_REPO" diff --quiet HEAD -- . ':(exclude)bench' 2>/dev/null ||
+	COMMIT=$COMMIT-dirty
+RUN=$(date -u +%Y%m%dT%H%M%S)
+mkdir -p "$WORK" "$RAW"
 # this run's raw figures only (the guests' logs stay until overwritten)
-rm -f "$WORK"/*.txt
+if [ -z "$RESUME" ]; then
+	for f in points thp gigantic unplug micro scale balloon kunit; do
+		rm -f "$RAW/$f"-*.txt "$RAW/$f"-*.part
+	done
+	rm -f "$RAW/phases.txt"
+fi
+# stop every lane with the run, or they would go on writing RAW
+trap 'trap - INT TERM; kill 0' INT TERM
 shopt -s nullglob
 t0=$(date +%s)
 for kver in $MP_KVERS; do
 	mp_initramfs "$kver" >/dev/null || mp_die "cannot build the $kver initramfs"
 done
 mp_log "KUnit microbenchmarks, $KUNIT_RUNS runs per kernel"
-run_kunit
-# one kernel per core: each guest is one TCG thread
+for kver in $MP_KVERS; do
+	# the kernels kunit.sh builds without debug options for them
+	case " ${MP_BENCH_KVERS:-6.1 6.12} " in
+	*" $kver "*) phase "kunit-$kver" run_kunit "$kver" ;;
+	esac
+done
+# a lane per kernel, each guest one TCG thread (with the four kernels,
+# four guests on this machine's two cores)
 for kver in $MP_KVERS; do
 	for scenario in $SCENARIOS; do
 		case $scenario in
 		gigantic*) continue ;;
+		huge) phase "points-$kver" run_kernel "$kver" huge ;;
 		unplug)
-			run_kernel "$kver" unplug
-			run_kernel "$kver" unplug-movable
+			phase "unplug-$kver" run_kernel "$kver" unplug
+			phase "unplug-movable-$kver" run_kernel "$kver" unplug-movable
 			;;
-		*) run_kernel "$kver" "$scenario" ;;
+		*) phase "$scenario-$kver" run_kernel "$kver" "$scenario" ;;
 		esac
 	done &
 done
@@ -315,45 +361,64 @@ smoke_one() {
 		echo "$tag $fields"
 	else
 		echo "$tag status=failed kind=pool held_pct=$pct seed=1 log=$log"
-	fi >> "$WORK/$scenario-6.12.txt"
+	fi >> "$RAW/$scenario-6.12.txt"
 }
 
-if [ -n "$SMOKE" ]; then
-	smoke_one thp 40 1024 kernel=6.12
-	smoke_one gigantic 40 "$GIG_MEM" "kernel=6.12 area=normal"
-	smoke_one unplug "$UNPLUG_PCTS" 1024 "kernel=6.12 area=normal" \
-		memhp_default_state=online_kernel
-# 8 GiB guests, one at a time: the host has 24 GiB
-elif [[ " $SCENARIOS " == *" gigantic "* ]]; then
+# The 1 GiB-page guests (8 GiB, one at a time: the host has 24 GiB) and
+# the pool-size guests (one at a time), a core each.
+gigantic_lane() {
+	local kver
+	if [ -n "$SMOKE" ]; then
+		smoke_one thp 40 1024 kernel=6.12
+		smoke_one gigantic 40 "$GIG_MEM" "kernel=6.12 area=normal"
+		smoke_one unplug "$UNPLUG_PCTS" 1024 "kernel=6.12 area=normal" \
+			memhp_default_state=online_kernel
+		return
+	fi
+	[[ " $SCENARIOS " == *" gigantic "* ]] || return 0
 	for kver in $MP_KVERS; do
-		run_kernel "$kver" gigantic
+		phase "gigantic-$kver" run_kernel "$kver" gigantic
 		# Debian builds 6.x without CMA; the patched 7.x has it
-		case $kver in 7.*) run_kernel "$kver" gigantic-cma ;; esac
+		case $kver in
+		7.*) phase "gigantic-cma-$kver" run_kernel "$kver" gigantic-cma ;;
+		esac
 	done
-fi
+}
+
+scale_lane() {
+	local kver
+	[ "$SCALE_BOOTS" -gt 0 ] || return 0
+	for kver in $MP_KVERS; do
+		phase "scale-$kver" run_scale "$kver"
+	done
+}
+
+gigantic_lane &
+scale_lane &
+wait
 # the SMP guests take both cores: after the others
 [ "$MICRO_BOOTS" -gt 0 ] && for kver in $MP_KVERS; do
-	run_smp "$kver"
-done
-[ "$SCALE_BOOTS" -gt 0 ] && for kver in $MP_KVERS; do
-	run_scale "$kver"
+	phase "micro-$kver" run_smp "$kver"
 done
 [ -n "$BALLOON_SEEDS" ] && for kver in $MP_KVERS; do
-	run_balloon "$kver" &
+	phase "balloon-$kver" run_balloon "$kver" &
 done
 wait
 mp_log "guests done in $(($(date +%s) - t0)) s"
 if [ -z "$SMOKE" ]; then
-	exec python3 "$here/report.py" --out "$OUT" --kunit "$WORK/kunit.txt" \
-		--seconds $(($(date +%s) - t0)) "$WORK"/points-*.txt \
-		--micro "$WORK"/micro-*.txt --balloon "$WORK"/balloon-*.txt \
-		--thp "$WORK"/thp-*.txt --gigantic "$WORK"/gigantic-*.txt \
-		--unplug "$WORK"/unplug-*.txt --scale "$WORK"/scale-*.txt
+	# the whole's time only if this run made every phase
+	secs=$(($(date +%s) - t0))
+	! grep -qv " run=$RUN " "$RAW/phases.txt" || secs=0
+	exec python3 "$here/report.py" --out "$OUT" --kunit "$RAW"/kunit-*.txt \
+		--seconds "$secs" --phases "$RAW/phases.txt" "$RAW"/points-*.txt \
+		--micro "$RAW"/micro-*.txt --balloon "$RAW"/balloon-*.txt \
+		--thp "$RAW"/thp-*.txt --gigantic "$RAW"/gigantic-*.txt \
+		--unplug "$RAW"/unplug-*.txt --scale "$RAW"/scale-*.txt
 fi
 
-if python3 "$here/report.py" --out "$OUT" "$WORK"/points-*.txt \
-	--thp "$WORK"/thp-*.txt --gigantic "$WORK"/gigantic-*.txt \
-	--unplug "$WORK"/unplug-*.txt --scale "$WORK"/scale-*.txt \
+if python3 "$here/report.py" --out "$OUT" "$RAW"/points-*.txt \
+	--thp "$RAW"/thp-*.txt --gigantic "$RAW"/gigantic-*.txt \
+	--unplug "$RAW"/unplug-*.txt --scale "$RAW"/scale-*.txt \
 	> "$WORK/report.log" 2>&1; then
 	mp_result pass bench-smoke/report
 else
@@ -363,43 +428,43 @@ fi
 # the pool's boot of each newer scenario: THPs granted at fault, 1 GiB
 # pages granted (40% held in 8 GiB on 6.12: no driver 4, movable_pool 3,
 # unmovable 0), memory unplugged, and their report sections written
-if grep -q ' status=ok .* thp_alloc=[1-9]' "$WORK/thp-6.12.txt" &&
+if grep -q ' status=ok .* thp_alloc=[1-9]' "$RAW/thp-6.12.txt" &&
    grep -q '^## THP at fault time' "$OUT/RESULTS.md"; then
 	mp_result pass bench-smoke/thp
 else
-	cat "$WORK/thp-6.12.txt" >&2
+	cat "$RAW/thp-6.12.txt" >&2
 	mp_result fail bench-smoke/thp
 fi
-if grep -q ' status=ok .* gigantic_pages=[1-9]' "$WORK/gigantic-6.12.txt" &&
+if grep -q ' status=ok .* gigantic_pages=[1-9]' "$RAW/gigantic-6.12.txt" &&
    grep -q '^## 1 GiB pages at run time' "$OUT/RESULTS.md"; then
 	mp_result pass bench-smoke/gigantic
 else
-	cat "$WORK/gigantic-6.12.txt" >&2
+	cat "$RAW/gigantic-6.12.txt" >&2
 	mp_result fail bench-smoke/gigantic
 fi
 # virtio-mem: the pool's pages moved out of at least 90% of the device
 if awk '/ status=ok / { for (i = 1; i <= NF; i++) { split($i, kv, "=");
 	v[kv[1]] = kv[2] } } END { exit !(v["requested_mib"] > 0 &&
 	v["unplugged_mib"] * 10 >= v["requested_mib"] * 9) }' \
-	"$WORK/unplug-6.12.txt" &&
+	"$RAW/unplug-6.12.txt" &&
    grep -q '^## Memory unplug with virtio-mem' "$OUT/RESULTS.md"; then
 	mp_result pass bench-smoke/unplug
 else
-	cat "$WORK/unplug-6.12.txt" >&2
+	cat "$RAW/unplug-6.12.txt" >&2
 	mp_result fail bench-smoke/unplug
 fi
 # every size measured, every operation timed, the section written
-if [ "$(grep -c ' take_ns=[1-9]' "$WORK/scale-6.12.txt")" = 2 ] &&
-   ! grep -q 'error=\|status=failed' "$WORK/scale-6.12.txt" &&
+if [ "$(grep -c ' take_ns=[1-9]' "$RAW/scale-6.12.txt")" = 2 ] &&
+   ! grep -q 'error=\|status=failed' "$RAW/scale-6.12.txt" &&
    grep -q '^## Operation cost by pool size' "$OUT/RESULTS.md"; then
 	mp_result pass bench-smoke/scale
 else
-	cat "$WORK/scale-6.12.txt" >&2
+	cat "$RAW/scale-6.12.txt" >&2
 	mp_result fail bench-smoke/scale
 fi
 # each boot verified its data; and movable pages must beat unmovable ones
-pool=$(sed -n 's/.* kind=pool .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt /dev/null)
-unmovable=$(sed -n 's/.* kind=unmovable .*huge_pages=\([0-9]*\).*/\1/p' "$WORK"/points-*.txt /dev/null)
+pool=$(sed -n 's/.* kind=pool .*huge_pages=\([0-9]*\).*/\1/p' "$RAW"/points-*.txt /dev/null)
+unmovable=$(sed -n 's/.* kind=unmovable .*huge_pages=\([0-9]*\).*/\1/p' "$RAW"/points-*.txt /dev/null)
 mp_log "smoke: pool $pool huge pages, unmovable $unmovable"
 if [ -n "$pool" ] && [ -n "$unmovable" ] && [ "$pool" -gt "$unmovable" ]; then
 	mp_result pass bench-smoke/pool-beats-unmovable

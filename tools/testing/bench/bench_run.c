@@ -54,6 +54,7 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <glob.h>
 #include <sched.h>
 #include <sys/wait.h>
 
@@ -120,6 +121,44 @@ static void driver_hold(unsigned long pages, unsigned int keep_pct)
 	run(cmd);
 }
 
+/*
+ * The pool's refusals and failures over the whole boot, from its debugfs
+ * stats, as " pool_NAME=N" fields read before the driver goes: where
+ * movable_pool got less than the hand-rolled driver, they say whether its
+ * pages refused to move. None if they cannot be read: the boot's other
+ * figures stand without them.
+ */
+static char pool_fields[256];
+
+static void pool_stats(void)
+{
+	static const char *const keep[] = {
+		"putback", "migrate_failed", "pin_refused", "routine_busy",
+		"routine_failed",
+	};
+	unsigned long value;
+	size_t i, len = 0;
+	char name[32];
+	glob_t g;
+	FILE *f;
+
+	/* bench_driver's pool, not bench_scale.c's ("bench-scale-<id>") */
+	if (glob("/sys/kernel/debug/movable_pool/bench-[0-9]*/stats", 0, NULL,
+		 &g))
+		return;
+	f = g.gl_pathc == 1 ? fopen(g.gl_pathv[0], "r") : NULL;
+	globfree(&g);
+	if (!f)
+		return;
+	while (fscanf(f, "%31s %lu", name, &value) == 2)
+		for (i = 0; i < ARRAY_SIZE(keep); i++)
+			if (!strcmp(name, keep[i]) && len < sizeof(pool_fields))
+				len += snprintf(pool_fields + len,
+						sizeof(pool_fields) - len,
+						" pool_%s=%lu", name, value);
+	fclose(f);
+}
+
 /* "checked=N mismatches=M migrated=K" from the driver. */
 static void driver_verify(unsigned long *checked, unsigned long *bad,
 			  unsigned long *migrated)
@@ -130,6 +169,8 @@ static void driver_verify(unsigned long *checked, unsigned long *bad,
 			 checked, bad, migrated) != 3)
 		die("bench_driver/verify");
 	fclose(f);
+	if (!strcmp(opt.kind, "pool"))
+		pool_stats();
 	run("rmmod bench_driver");
 	lib_unload();
 }
@@ -447,7 +488,7 @@ int main(int argc, char **argv)
 	unsigned long pages = 0, kept = 0, checked = 0, bad = 0, migrated = 0;
 	long total_kb, free_kb, pcp_kb, alloc_kb, held_kb, sunreclaim_kb;
 	long cma_free_kb;
-	long mig0, mig1, huge = 0, gigantic = 0;
+	long mig0, mig1, fail0, huge = 0, gigantic = 0;
 	struct thp_result thp = { 0 };
 	struct unplug_result unplug = { 0 };
 	unsigned int keep_pct = 0;
@@ -491,6 +532,7 @@ int main(int argc, char **argv)
 	cma_free_kb = read_meminfo("CmaFree");
 
 	mig0 = read_vmstat("pgmigrate_success");
+	fail0 = read_vmstat("pgmigrate_fail");
 	t0 = now();
 	if (opt.scenario == SCENARIO_THP)
 		thp_faults(&thp);
@@ -528,6 +570,9 @@ int main(int argc, char **argv)
 	printf(" pass_migrated=%ld", mig1 - mig0);
 	printf(" pgmigrate_success=%ld driver_migrated=%lu checked=%lu",
 	       read_vmstat("pgmigrate_success") - mig0, migrated, checked);
+	/* from before the request on, like pgmigrate_success */
+	printf(" pgmigrate_fail=%ld%s", read_vmstat("pgmigrate_fail") - fail0,
+	       pool_fields);
 	printf(" mismatches=%lu seed=%lu\n", bad, opt.seed);
 	return bad ? 1 : 0;
 }

@@ -105,22 +105,21 @@ class Bench:
         return table
 
 
-def parse_kunit(path):
+def parse_kunit(paths):
     """{kernel: {what: [ratio, ...], ...}} and the ns figures behind them."""
     out = {}
-    if not path or not os.path.exists(path):
-        return out
     pat = re.compile(r"kernel=(\S+) run=\d+ (.+?) (\d+) ns/page, (.+?) "
                      r"(\d+) ns/page, ratio ([0-9.]+)x")
-    with open(path) as f:
-        for line in f:
-            m = pat.match(line.strip())
-            if not m:
-                continue
-            k, what, ours, base_name, base, ratio = m.groups()
-            key = "%s vs %s" % (what, base_name)
-            out.setdefault(k, {}).setdefault(key, []).append(
-                (int(ours), int(base), float(ratio)))
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                m = pat.match(line.strip())
+                if not m:
+                    continue
+                k, what, ours, base_name, base, ratio = m.groups()
+                key = "%s vs %s" % (what, base_name)
+                out.setdefault(k, {}).setdefault(key, []).append(
+                    (int(ours), int(base), float(ratio)))
     return out
 
 
@@ -151,6 +150,37 @@ def parse_balloon(paths):
                 rec = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
                 runs.setdefault(rec["kver"], []).append(rec)
     return runs
+
+
+def parse_phases(path):
+    """bench.sh's phases.txt: a line per phase that finished."""
+    if not path or not os.path.exists(path):
+        return []
+    keys = {"phase", "seconds", "finished", "run", "commit"}
+    with open(path) as f:
+        recs = [dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+                for line in f]
+    return [r for r in recs if keys <= r.keys()]
+
+
+def phases_section(phases, w):
+    if not phases:
+        return
+    w("")
+    w("## Phases")
+    w("")
+    w("Each phase's raw figures are results/raw/<phase>.txt; its minutes "
+      "are its wall time, with the phases scheduled beside it "
+      "(tools/testing/bench/bench.sh) sharing the cores. From %d run%s, "
+      "at %s." % (len({p["run"] for p in phases}),
+                  "" if len({p["run"] for p in phases}) == 1 else "s",
+                  ", ".join(sorted({p["commit"] for p in phases}))))
+    w("")
+    w("| phase | minutes | finished (UTC) | commit |")
+    w("|---|---|---|---|")
+    for p in phases:
+        w("| %s | %.1f | %s | %s |" % (p["phase"], int(p["seconds"]) / 60,
+                                      p["finished"], p["commit"]))
 
 
 def balloon_table(runs):
@@ -531,11 +561,15 @@ def markdown(bench, table, kunit, failed, pngs, args):
       "is computed by tools/testing/bench/report.py from the guests' "
       "output. Reproduce with `make bench`%s." %
       (" (about %d minutes here with warm caches)" % round(args.seconds / 60)
-       if args.seconds else ": this report was written from the raw files "
-       "of partial runs, so it has no time for the whole"))
+       if args.seconds else
+       ": this report joins the phases of runs resumed with "
+       "`MP_BENCH_RESUME=1` (see Phases), so it has no time for the whole"
+       if args.phases_data else
+       ": this report was written from the raw files of partial runs, so "
+       "it has no time for the whole"))
     w("")
-    w("Machine: %s, %d cores; guests: qemu TCG (one thread per guest, several "
-      "guests at a time, one per kernel), 2 vCPUs; the huge-page guests "
+    w("Machine: %s, %d cores; guests: qemu TCG (one thread per guest, "
+      "several guests at a time: see each scenario), 2 vCPUs; the huge-page guests "
       "1 GiB with THP off, the other scenarios' sizes in their sections; "
       "kernels"
       "%s: Debian's own, except 7.x, which is patches/7.x on Debian's "
@@ -618,6 +652,7 @@ def markdown(bench, table, kunit, failed, pngs, args):
     balloon_section(args.balloon_data, w)
     micro_section(args.micro_data, w)
     report_scale.section(args.scale_table, args.scale_png, w)
+    phases_section(args.phases_data, w)
     if failed:
         w("")
         w("## Boots that failed")
@@ -632,8 +667,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("points", nargs="*")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--kunit")
+    ap.add_argument("--kunit", nargs="*", default=[])
     ap.add_argument("--seconds", type=int, default=0)
+    ap.add_argument("--phases")
     ap.add_argument("--micro", nargs="*", default=[])
     ap.add_argument("--balloon", nargs="*", default=[])
     ap.add_argument("--thp", nargs="*", default=[])
@@ -643,6 +679,7 @@ def main():
     args = ap.parse_args()
     args.micro_data = parse_micro(args.micro)
     args.balloon_data = parse_balloon(args.balloon)
+    args.phases_data = parse_phases(args.phases)
 
     points, failed = parse_points(args.points)
     thp_points, thp_failed = parse_points(args.thp)

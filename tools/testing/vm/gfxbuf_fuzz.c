@@ -33,7 +33,6 @@
 #define HANDLES		64	/* remembered per thread, live or stale */
 #define MAPS		8
 #define MAX_BO_PAGES	16384	/* gfxbuf's largest max_bo_pages default */
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct fuzzer {
 	uint64_t rng;

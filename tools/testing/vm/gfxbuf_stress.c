@@ -59,8 +59,6 @@ struct counters {
 	unsigned long rmmod_refused, pool_opens, infos;
 };
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
 static struct counters *cnt;
 
 static unsigned long count(unsigned long *c, unsigned long n)

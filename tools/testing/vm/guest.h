@@ -23,6 +23,7 @@
 
 #define HUGE_MIB	2
 #define PAGE_SZ		4096ul
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static inline void say(const char *fmt, ...)
 {
