@@ -112,7 +112,7 @@ elif [ "${MP_CHECK_LANES:-2}" = 1 ]; then
 	lane_guests
 else
 	# an interrupted make check stops both lanes and all they started
-	trap 'trap - INT TERM; kill 0' INT TERM
+	trap 'trap - INT TERM; kill $(mp_below $$) 2>/dev/null; exit 130' INT TERM
 	lane_builds &
 	builds=$!
 	lane_guests

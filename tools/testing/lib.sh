@@ -29,6 +29,17 @@ mp_die() { mp_log "error: $*"; exit 1; }
 # One line per test outcome; tools/testing/check.sh counts them.
 mp_result() { printf 'RESULT: %s %s\n' "$1" "$2"; }
 
+# mp_below PID: every process below PID, at any depth. For an interrupted
+# run to stop all it started: the guests too, which timeout(1) puts in
+# process groups of their own, out of reach of "kill 0".
+mp_below() {
+	local child
+	for child in $(ps -o pid= --ppid "$1"); do
+		echo "$child"
+		mp_below "$child"
+	done
+}
+
 # Install Debian packages that are missing (apt-get only when needed).
 mp_need_pkgs() {
 	local missing=() p

@@ -319,8 +319,8 @@ if [ -z "$RESUME" ]; then
 	done
 	rm -f "$RAW/phases.txt"
 fi
-# stop every lane with the run, or they would go on writing RAW
-trap 'trap - INT TERM; kill 0' INT TERM
+# stop every lane and guest with the run, or they would go on writing RAW
+trap 'trap - INT TERM; kill $(mp_below $$) 2>/dev/null; exit 130' INT TERM
 shopt -s nullglob
 t0=$(date +%s)
 for kver in $MP_KVERS; do
