@@ -364,8 +364,9 @@ smoke_one() {
 	fi >> "$RAW/$scenario-6.12.txt"
 }
 
-# The 1 GiB-page guests (8 GiB, one at a time: the host has 24 GiB) and
-# the pool-size guests (one at a time), a core each.
+# The 1 GiB-page guests (8 GiB, one at a time: the host has 24 GiB; for
+# --smoke, the newer scenarios' boots) and the pool-size guests (one at a
+# time), a core each.
 gigantic_lane() {
 	local kver
 	if [ -n "$SMOKE" ]; then

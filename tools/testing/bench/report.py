@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 from report_common import KINDS, LABEL, fmt, kernel_key, parse_points, \
-    summary
+    record, summary
 import report_gigantic
 import report_scale
 import report_thp
@@ -129,7 +129,7 @@ def parse_micro(paths):
     for path in paths:
         with open(path) as f:
             for line in f:
-                rec = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+                rec = record(line)
                 if rec.get("status") == "died-before-test":
                     died.append(rec)
                 elif rec.get("status"):
@@ -147,7 +147,7 @@ def parse_balloon(paths):
             for line in f:
                 if not line.startswith("BALLOON_RUN "):
                     continue
-                rec = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+                rec = record(line)
                 runs.setdefault(rec["kver"], []).append(rec)
     return runs
 
@@ -158,22 +158,20 @@ def parse_phases(path):
         return []
     keys = {"phase", "seconds", "finished", "run", "commit"}
     with open(path) as f:
-        recs = [dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-                for line in f]
-    return [r for r in recs if keys <= r.keys()]
+        return [r for r in map(record, f) if keys <= r.keys()]
 
 
 def phases_section(phases, w):
     if not phases:
         return
+    runs = len({p["run"] for p in phases})
     w("")
     w("## Phases")
     w("")
     w("Each phase's raw figures are results/raw/<phase>.txt; its minutes "
       "are its wall time, with the phases scheduled beside it "
       "(tools/testing/bench/bench.sh) sharing the cores. From %d run%s, "
-      "at %s." % (len({p["run"] for p in phases}),
-                  "" if len({p["run"] for p in phases}) == 1 else "s",
+      "at %s." % (runs, "" if runs == 1 else "s",
                   ", ".join(sorted({p["commit"] for p in phases}))))
     w("")
     w("| phase | minutes | finished (UTC) | commit |")

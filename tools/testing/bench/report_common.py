@@ -17,12 +17,17 @@ LABEL = {
 }
 
 
+def record(line):
+    """The key=value fields of a raw line, as a dict of strings."""
+    return dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+
+
 def parse_points(paths):
     points, failed = [], []
     for path in paths:
         with open(path) as f:
             for line in f:
-                rec = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+                rec = record(line)
                 if rec.get("status") != "ok":
                     failed.append(rec)
                     continue
