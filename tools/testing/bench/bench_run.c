@@ -4,7 +4,7 @@
  *
  *   bench_run --kind=none|anon|handrolled|pool|unmovable --held-pct=P
  *             [--seed=S] [--tries=T]
- *             [--scenario=huge|thp|gigantic|unplug]
+ *             [--scenario=huge|thp|gigantic|unplug] [--idle-driver]
  *   bench_run --kind=micro
  *   bench_run --kind=scale [--scale=PAGES:PAGES:...]
  *
@@ -16,6 +16,12 @@
  * MemFree and SUnreclaim, times one compaction pass, asks for huge pages
  * (best of T), checks every held page, unloads the driver, and prints
  * "BENCH_RESULT key=value ...".
+ *
+ * --idle-driver, with none or anon only, first loads bench_driver.ko
+ * holding one pool page: the fixed cost of a loaded driver (its module's
+ * memory) without its held pages, for a kind that loads no module. On
+ * x86 from 6.14 a module's text comes from execmem's cache, which takes
+ * memory in 2 MiB blocks.
  *
  * --scenario=thp asks no compaction and no hugetlb pages: a process
  * faults in transparent huge pages of a MADV_HUGEPAGE region with
@@ -69,10 +75,11 @@ static struct {
 	unsigned int held_pct, tries;
 	unsigned long seed;
 	const char *scale;
+	int idle_driver;
 	enum {
 		SCENARIO_HUGE, SCENARIO_THP, SCENARIO_GIGANTIC, SCENARIO_UNPLUG
 	} scenario;
-} opt = { NULL, 40, 3, 1, "1024:65536:1048576", SCENARIO_HUGE };
+} opt = { NULL, 40, 3, 1, "1024:65536:1048576", 0, SCENARIO_HUGE };
 
 struct thp_result {
 	long tried, alloc, fallback, stall;
@@ -433,7 +440,7 @@ static void parse(int argc, char **argv)
 		{ "kind", 1, 0, 'k' }, { "held-pct", 1, 0, 'p' },
 		{ "seed", 1, 0, 's' }, { "tries", 1, 0, 't' },
 		{ "scenario", 1, 0, 'S' }, { "scale", 1, 0, 'z' },
-		{ 0, 0, 0, 0 }
+		{ "idle-driver", 0, 0, 'i' }, { 0, 0, 0, 0 }
 	};
 	int c;
 
@@ -454,6 +461,9 @@ static void parse(int argc, char **argv)
 		case 'z':
 			opt.scale = optarg;
 			break;
+		case 'i':
+			opt.idle_driver = 1;
+			break;
 		case 'S':
 			if (!strcmp(optarg, "thp"))
 				opt.scenario = SCENARIO_THP;
@@ -472,12 +482,15 @@ static void parse(int argc, char **argv)
 	    (!strcmp(opt.kind, "none") || !strcmp(opt.kind, "micro") ||
 	     !strcmp(opt.kind, "scale") || !strcmp(opt.kind, "anon") ||
 	     !strcmp(opt.kind, "handrolled") || !strcmp(opt.kind, "pool") ||
-	     !strcmp(opt.kind, "unmovable")))
+	     !strcmp(opt.kind, "unmovable")) &&
+	    (!opt.idle_driver || !strcmp(opt.kind, "none") ||
+	     !strcmp(opt.kind, "anon")))
 		return;
 usage:
 	fprintf(stderr, "usage: bench_run --kind=none|anon|handrolled|pool|unmovable\n"
 		"                 --held-pct=P [--seed=S] [--tries=T]\n"
 		"                 [--scenario=huge|thp|gigantic|unplug]\n"
+		"                 [--idle-driver] (none and anon only)\n"
 		"       bench_run --kind=micro\n"
 		"       bench_run --kind=scale [--scale=PAGES:PAGES:...]\n");
 	exit(2);
@@ -504,6 +517,10 @@ int main(int argc, char **argv)
 	rng_state = opt.seed * 0x2545f4914f6cdd1dull | 1;
 	if (opt.scenario == SCENARIO_UNPLUG)
 		unplug_plug(&unplug);
+	if (opt.idle_driver) {
+		lib_load();
+		run("insmod /bench_driver.ko kind=pool pages=1 keep_pct=100");
+	}
 	total_kb = read_meminfo("MemTotal");
 	free_kb = read_meminfo("MemFree");
 	held_kb = total_kb / 100 * opt.held_pct;
@@ -556,6 +573,8 @@ int main(int argc, char **argv)
 	printf("BENCH_RESULT status=%s kind=%s held_pct=%u held_mib=%lu",
 	       bad ? "fail" : "ok", opt.kind, opt.held_pct,
 	       checked * PAGE_SZ >> 20);
+	if (opt.idle_driver)
+		printf(" idle_driver=1");
 	if (opt.scenario == SCENARIO_GIGANTIC)
 		printf(" scenario=gigantic gigantic_pages=%ld cma_free_kb=%ld",
 		       gigantic, cma_free_kb);

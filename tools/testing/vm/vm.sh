@@ -89,7 +89,7 @@ mp_initramfs_modules() {
 	esac
 	# kernels built without virtio have no balloon sample
 	cp "$mods/samples/movable_pool/mp_balloon.ko" "$dir/" 2>/dev/null
-	# make bench's driver exists for the kernels it measures (not 7.x)
+	# make bench's driver (on 7.x without its hand-rolled kind)
 	cp "$mods/tools/testing/bench/bench_driver.ko" "$dir/" 2>/dev/null
 	return 0
 }
