@@ -11,11 +11,14 @@
 #   pool        bench_driver.ko on movable_pool
 #   unmovable   bench_driver.ko with alloc_page(GFP_KERNEL)
 # Each kind holds 10, 20, 40 and 60% of RAM with random holes, three boots
-# per point (bench_run.c says what one boot does); then, three boots per
-# kind each: at 40% held, a process faults in THPs with direct compaction,
-# and 8 GiB guests ask for 1 GiB pages (on 7.x also from a hugetlb_cma=
-# area); guests holding 30% give a virtio-mem device's memory back to the
-# host (the device onlined to the normal zone, then to ZONE_MOVABLE).
+# per point (bench_run.c says what one boot does), and on 7.x anon at 40%
+# with bench_driver.ko loaded idle, which costs a driver kind a 2 MiB
+# block there (a module's text comes from execmem's cache in such blocks);
+# then, three boots per kind each: at 40% held, a process faults in THPs
+# with direct compaction, and 8 GiB guests ask for 1 GiB pages (on 7.x
+# also from a hugetlb_cma= area); guests holding 30% give a virtio-mem
+# device's memory back to the host (the device onlined to the normal
+# zone, then to ZONE_MOVABLE).
 # Then alloc+free and pin+unpin per page on every vCPU of guests with 1, 2
 # and 4 vCPUs, each operation's cost in pools of 1k, 64k and 1M pages (6
 # GiB guests, three boots), and the KUnit microbenchmarks without debug
@@ -114,9 +117,12 @@ RAW=$OUT/results/raw
 #                 onlined to the normal zone (unplug-KVER.txt)
 #   unplug-movable  the same in ZONE_MOVABLE, without the unmovable kind
 #                 (unplug-movable-KVER.txt)
+#   idle          huge pages, anon at 40% with bench_driver.ko loaded idle
+#                 (bench_run --idle-driver): what every driver kind pays
+#                 for its module and the anon kind does not (idle-KVER.txt)
 run_kernel() {
 	local kver=$1 scenario=$2 pts=$3 pct boot kind log
-	local pcts=$PCTS
+	local pcts=$PCTS none=none args=''
 	local guest=$scenario mem=1024 cmdline='' tag="kernel=$kver"
 	local n=0 total kinds=$KINDS boots=$BOOTS fields
 
@@ -142,12 +148,14 @@ run_kernel() {
 		cmdline=memhp_default_state=online_movable
 		kinds=${KINDS/ unmovable/}
 		;;
+	idle) guest=huge pcts=40 kinds=anon none='' args=,--idle-driver ;;
 	esac
 	# from 6.17 no module can hand-roll movable pages
 	case $kver in 7.*) kinds=${kinds/handrolled /} ;; esac
-	total=$((boots + boots * $(echo "$kinds" | wc -w) * $(echo "$pcts" | wc -w)))
+	total=$((boots * ($(echo "$none" | wc -w) +
+		$(echo "$kinds" | wc -w) * $(echo "$pcts" | wc -w))))
 	for boot in $(seq 1 "$boots"); do
-		for pct in none $pcts; do
+		for pct in $none $pcts; do
 			for kind in $kinds; do
 				if [ "$pct" = none ]; then
 					kind=none
@@ -157,7 +165,7 @@ run_kernel() {
 				log=$WORK/$kver-$scenario-$kind-$pct-$boot.log
 				mp_log "$kver $scenario [$n/$total]: $kind, $pct% held, boot $boot"
 				if fields=$(bench_boot "$kver" "$guest" \
-				   "--scenario=$guest,--kind=$kind,--held-pct=$pct,--seed=$boot" \
+				   "--scenario=$guest,--kind=$kind,--held-pct=$pct,--seed=$boot$args" \
 				   "$log" "$mem" "$cmdline"); then
 					echo "$tag $fields" >> "$pts"
 				else
@@ -314,7 +322,7 @@ RUN=$(date -u +%Y%m%dT%H%M%S)
 mkdir -p "$WORK" "$RAW"
 # this run's raw figures only (the guests' logs stay until overwritten)
 if [ -z "$RESUME" ]; then
-	for f in points thp gigantic unplug micro scale balloon kunit; do
+	for f in points idle thp gigantic unplug micro scale balloon kunit; do
 		rm -f "$RAW/$f"-*.txt "$RAW/$f"-*.part
 	done
 	rm -f "$RAW/phases.txt"
@@ -339,7 +347,13 @@ for kver in $MP_KVERS; do
 	for scenario in $SCENARIOS; do
 		case $scenario in
 		gigantic*) continue ;;
-		huge) phase "points-$kver" run_kernel "$kver" huge ;;
+		huge)
+			phase "points-$kver" run_kernel "$kver" huge
+			# 7.x takes a module's text in 2 MiB blocks (execmem)
+			case $kver in
+			7.*) phase "idle-$kver" run_kernel "$kver" idle ;;
+			esac
+			;;
 		unplug)
 			phase "unplug-$kver" run_kernel "$kver" unplug
 			phase "unplug-movable-$kver" run_kernel "$kver" unplug-movable
@@ -414,7 +428,8 @@ if [ -z "$SMOKE" ]; then
 		--seconds "$secs" --phases "$RAW/phases.txt" "$RAW"/points-*.txt \
 		--micro "$RAW"/micro-*.txt --balloon "$RAW"/balloon-*.txt \
 		--thp "$RAW"/thp-*.txt --gigantic "$RAW"/gigantic-*.txt \
-		--unplug "$RAW"/unplug-*.txt --scale "$RAW"/scale-*.txt
+		--unplug "$RAW"/unplug-*.txt --scale "$RAW"/scale-*.txt \
+		--idle "$RAW"/idle-*.txt
 fi
 
 if python3 "$here/report.py" --out "$OUT" "$RAW"/points-*.txt \
