@@ -12,13 +12,13 @@
 #   unmovable   bench_driver.ko with alloc_page(GFP_KERNEL)
 # Each kind holds 10, 20, 40 and 60% of RAM with random holes, three boots
 # per point (bench_run.c says what one boot does), and on 7.x anon at 40%
-# with bench_driver.ko loaded idle, which costs a driver kind a 2 MiB
-# block there (a module's text comes from execmem's cache in such blocks);
-# then, three boots per kind each: at 40% held, a process faults in THPs
-# with direct compaction, and 8 GiB guests ask for 1 GiB pages (on 7.x
-# also from a hugetlb_cma= area); guests holding 30% give a virtio-mem
-# device's memory back to the host (the device onlined to the normal
-# zone, then to ZONE_MOVABLE).
+# with bench_driver.ko loaded idle: there the first module loaded fills
+# execmem's cache of module text with a 2 MiB block, which the driver
+# kinds pay for and anon does not; then, three boots per kind each: at 40%
+# held, a process faults in THPs with direct compaction, and 8 GiB guests
+# ask for 1 GiB pages (on 7.x also from a hugetlb_cma= area); guests
+# holding 30% give a virtio-mem device's memory back to the host (the
+# device onlined to the normal zone, then to ZONE_MOVABLE).
 # Then alloc+free and pin+unpin per page on every vCPU of guests with 1, 2
 # and 4 vCPUs, each operation's cost in pools of 1k, 64k and 1M pages (6
 # GiB guests, three boots), and the KUnit microbenchmarks without debug
@@ -118,11 +118,12 @@ RAW=$OUT/results/raw
 #   unplug-movable  the same in ZONE_MOVABLE, without the unmovable kind
 #                 (unplug-movable-KVER.txt)
 #   idle          huge pages, anon at 40% with bench_driver.ko loaded idle
-#                 (bench_run --idle-driver): what every driver kind pays
-#                 for its module and the anon kind does not (idle-KVER.txt)
+#                 (bench_run --idle-driver): what the driver kinds pay for
+#                 loading a module and the anon kind does not
+#                 (idle-KVER.txt)
 run_kernel() {
 	local kver=$1 scenario=$2 pts=$3 pct boot kind log
-	local pcts=$PCTS none=none args=''
+	local pcts=$PCTS none=none args='' failed=''
 	local guest=$scenario mem=1024 cmdline='' tag="kernel=$kver"
 	local n=0 total kinds=$KINDS boots=$BOOTS fields
 
@@ -148,7 +149,11 @@ run_kernel() {
 		cmdline=memhp_default_state=online_movable
 		kinds=${KINDS/ unmovable/}
 		;;
-	idle) guest=huge pcts=40 kinds=anon none='' args=,--idle-driver ;;
+	idle)
+		guest=huge pcts=40 kinds=anon none='' args=,--idle-driver
+		# the guest's line says so; a failed boot's line must too
+		failed=' idle_driver=1'
+		;;
 	esac
 	# from 6.17 no module can hand-roll movable pages
 	case $kver in 7.*) kinds=${kinds/handrolled /} ;; esac
@@ -169,7 +174,7 @@ run_kernel() {
 				   "$log" "$mem" "$cmdline"); then
 					echo "$tag $fields" >> "$pts"
 				else
-					echo "$tag status=failed kind=$kind held_pct=$pct seed=$boot log=$log" >> "$pts"
+					echo "$tag status=failed kind=$kind held_pct=$pct seed=$boot$failed log=$log" >> "$pts"
 				fi
 				[ "$kind" = none ] && break
 			done
@@ -349,7 +354,7 @@ for kver in $MP_KVERS; do
 		gigantic*) continue ;;
 		huge)
 			phase "points-$kver" run_kernel "$kver" huge
-			# 7.x takes a module's text in 2 MiB blocks (execmem)
+			# 7.x: a module's text fills execmem's cache 2 MiB at a time
 			case $kver in
 			7.*) phase "idle-$kver" run_kernel "$kver" idle ;;
 			esac

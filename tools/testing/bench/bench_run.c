@@ -17,11 +17,11 @@
  * (best of T), checks every held page, unloads the driver, and prints
  * "BENCH_RESULT key=value ...".
  *
- * --idle-driver, with none or anon only, first loads bench_driver.ko
- * holding one pool page: the fixed cost of a loaded driver (its module's
- * memory) without its held pages, for a kind that loads no module. On
- * x86 from 6.14 a module's text comes from execmem's cache, which takes
- * memory in 2 MiB blocks.
+ * --idle-driver, with none or anon only, also loads bench_driver.ko,
+ * holding one pool page, where a driver kind loads it: what a loaded
+ * module costs without its held pages, for the kinds that load none.
+ * Where x86 keeps module text in execmem's ROX cache (7.2, not 6.12),
+ * the first module loaded fills that cache with a 2 MiB block.
  *
  * --scenario=thp asks no compaction and no hugetlb pages: a process
  * faults in transparent huge pages of a MADV_HUGEPAGE region with
@@ -517,16 +517,16 @@ int main(int argc, char **argv)
 	rng_state = opt.seed * 0x2545f4914f6cdd1dull | 1;
 	if (opt.scenario == SCENARIO_UNPLUG)
 		unplug_plug(&unplug);
-	if (opt.idle_driver) {
-		lib_load();
-		run("insmod /bench_driver.ko kind=pool pages=1 keep_pct=100");
-	}
 	total_kb = read_meminfo("MemTotal");
 	free_kb = read_meminfo("MemFree");
 	held_kb = total_kb / 100 * opt.held_pct;
 	alloc_kb = 2 * held_kb;
 	if (alloc_kb > free_kb - 128 * 1024)
 		alloc_kb = free_kb - 128 * 1024;
+	if (opt.idle_driver) {
+		lib_load();
+		run("insmod /bench_driver.ko kind=pool pages=1 keep_pct=100");
+	}
 	if (!none) {
 		if (alloc_kb < held_kb)
 			die("not enough free memory for the held share");
