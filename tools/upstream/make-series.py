@@ -387,49 +387,58 @@ def kunit(prev_kconfig, prev_makefile):
 
 # --- messages ----------------------------------------------------------------
 
-def bench_figures():
-    """The 40% rows of make bench, as bench/RESULTS.md has them."""
+def bench_rows():
+    """The huge pages per kind at 40% held in bench/RESULTS.md, one dict per
+    kernel: kver, none, boots, limit, huge ({kind label: median}) and idle
+    (anon with the benchmark's module loaded idle, where measured)."""
     text = read(os.path.join(REPO, 'bench/RESULTS.md'))
     out = []
-    for m in re.finditer(r'^Linux (\S+); no driver: (\d+) huge pages', text, re.M):
-        kver = m.group(1)
-        rest = text[m.end():]
-        row = re.search(r'^\| 40% [^\n]*', rest, re.M).group(0)
-        cells = [c.strip() for c in row.strip('|').split('|')]
-        out.append((kver, m.group(2), cells))
+    for m in re.finditer(r'^Linux (\S+); no driver: (\d+)[^\n]*huge pages'
+                         r'[^\n]*\((\d+) boots\)\.\n\n(\| held \|[^\n]*)\n'
+                         r'\|[-|]*\n(?:\|[^\n]*\n)*?(\| 40% [^\n]*)\n'
+                         r'((?:[^!\n][^\n]*\n|\n)*)', text, re.M):
+        kinds = [c.strip() for c in m.group(4).strip('|').split('|')][2:]
+        cells = [c.strip().split()[0]
+                 for c in m.group(5).strip('|').split('|')][1:]
+        idle = re.search(r'^anon LRU with bench_driver\.ko loaded idle.*?'
+                         r'40% held: (\d+)', m.group(6), re.M)
+        out.append(dict(kver=m.group(1), none=m.group(2), boots=m.group(3),
+                        limit=cells[0], huge=dict(zip(kinds, cells[1:])),
+                        idle=idle and idle.group(1)))
+    if not any(r['kver'].startswith('7.') for r in out):
+        sys.exit('make-series: no 40% row for 7.x in bench/RESULTS.md')
     return out
 
 
-def bench72_figures():
-    """The patched 7.2 from its make bench report (bench/7.2/RESULTS.md):
-    the 40% row of huge pages per kind, and the balloon before and after.
-    Empty when no such run is there."""
-    path = os.path.join(REPO, 'bench/7.2/RESULTS.md')
-    if not os.path.exists(path):
-        return ''
-    text = read(path)
-    m = re.search(r'^Linux 7\.2; no driver: (\S+) huge pages.*?\n\n'
-                  r'(\| held \|[^\n]*)\n\|[-|]*\n(?:\|[^\n]*\n)*?(\| 40% [^\n]*)',
-                  text, re.M | re.S)
-    if not m:
-        sys.exit('make-series: no 40% row for 7.2 in bench/7.2/RESULTS.md')
-    kinds = [c.strip() for c in m.group(2).strip('|').split('|')][2:]
-    cells = [c.strip() for c in m.group(3).strip('|').split('|')]
-    out = ['On the patched 7.2 itself (the same guests, 3 boots; from 6.17 no '
-           'module\ncan hand-roll movable pages, so there is no such row):',
-           '', '  none %s, limit %s, ' % (m.group(1), cells[1]) +
-           ', '.join('%s %s' % (k, c.split()[0]) for k, c in
-                     zip(kinds, cells[2:]))]
-    b = re.search(r'^Linux 7\.2: the kernel\'s balloon on movable_pool[^\n]*\n\n'
-                  r'((?:\|[^\n]*\n)+)', text, re.M)
-    if b:
-        out += ['', 'virtio_balloon on Debian\'s 7.2 (before) and on this '
-                'series (after), against\nQEMU\'s virtio-balloon-pci, 1 GiB '
-                'balloon in 2 GiB guests, median (min-max):', '']
-        for row in b.group(1).splitlines()[2:]:
-            c = [x.strip() for x in row.strip('|').split('|')]
-            out.append('  %-36s after %s, before %s' % (c[0] + ':', c[1],
-                                                         c[2]))
+def bench72_figures(rows):
+    """The patched 7.x rows of make bench: huge pages per kind at 40% held,
+    and the balloon before and after."""
+    out = []
+    for r in rows:
+        if not r['kver'].startswith('7.'):
+            continue
+        out += ['On the patched %s itself (the same guests, %s boots; from '
+                '6.17 no module\ncan hand-roll movable pages, so there is no '
+                'such row):' % (r['kver'], r['boots']), '',
+                '  none %s, limit %s, ' % (r['none'], r['limit']) +
+                ', '.join('%s %s' % kv for kv in r['huge'].items())]
+        if r['idle']:
+            out += ['', 'and anon LRU with the benchmark\'s module loaded '
+                    'idle %s: there the first\nmodule loaded fills x86\'s '
+                    'execmem cache of module text with a 2 MiB\nblock, which '
+                    'the driver kinds pay for and anon LRU does not.'
+                    % r['idle']]
+    text = read(os.path.join(REPO, 'bench/RESULTS.md'))
+    b = re.search(r'^Linux (7\.\d+): the kernel\'s balloon on movable_pool'
+                  r'[^\n]*\n\n((?:\|[^\n]*\n)+)', text, re.M)
+    if not b:
+        sys.exit('make-series: no 7.x balloon table in bench/RESULTS.md')
+    out += ['', 'virtio_balloon on Debian\'s %s (before) and on this series '
+            '(after), against\nQEMU\'s virtio-balloon-pci, 1 GiB balloon in '
+            '2 GiB guests, median (min-max):' % b.group(1), '']
+    for row in b.group(2).splitlines()[2:]:
+        c = [x.strip() for x in row.strip('|').split('|')]
+        out.append('  %-36s after %s, before %s' % (c[0] + ':', c[1], c[2]))
     return '\n'.join(out).replace('–', '-') + '\n'
 
 
@@ -444,12 +453,18 @@ def maintainers(tree, patches):
 
 
 def cover_letter(n, cc):
-    rows = []
-    for kver, none, c in bench_figures():
-        rows.append(f'  {kver:5} {none:>4}  {c[1]:>5}  {c[2].split()[0]:>4}  '
-                    f'{c[3].split()[0]:>10}  {c[4].split()[0]:>12}  '
-                    f'{c[5].split()[0]:>9}')
-    table = '\n'.join(rows)
+    figures = bench_rows()
+    kinds = ('anon LRU', 'hand-rolled movable_ops', 'movable_pool',
+             'unmovable')
+    # the kernels where a module can still hand-roll movable pages
+    hand = [r for r in figures if kinds[1] in r['huge']]
+    if not hand:
+        sys.exit('make-series: no hand-rolled row in bench/RESULTS.md')
+    table = '\n'.join(
+        f"  {r['kver']:5} {r['none']:>4}  {r['limit']:>5}  "
+        f"{r['huge'][kinds[0]]:>4}  {r['huge'][kinds[1]]:>10}  "
+        f"{r['huge'][kinds[2]]:>12}  {r['huge'][kinds[3]]:>9}" for r in hand)
+    boots = '/'.join(sorted({r['boots'] for r in hand}))
     return f'''Subject: [PATCH 0/{n}] mm: movable_pool, driver pages that compaction can move
 
 Drivers that keep many order-0 pages for a long time (GPU buffer objects,
@@ -484,7 +499,7 @@ The same sources build out of tree for 5.10 (address_space_operations),
 and 6.1 and 6.12 (struct movable_operations in ->mapping); this series is
 generated from them. Measured there (qemu guests, 1 GiB, 40% of memory
 held with random holes, huge pages obtained after compact_memory, median
-of 5 boots; "limit" is what perfect packing of the held memory allows):
+of {boots} boots; "limit" is what perfect packing of the held memory allows):
 
   linux none  limit  anon  hand-rolled  movable_pool  unmovable
 {table}
@@ -492,7 +507,7 @@ of 5 boots; "limit" is what perfect packing of the held memory allows):
 so pool pages cost compaction what anonymous memory does, against a
 third of the huge pages for the same memory held unmovable.
 
-{bench72_figures()}
+{bench72_figures(figures)}
 Tested with the KUnit suites on UML (2 CPUs, KASAN, lockdep, DEBUG_VM),
 and booted: Debian's 7.2 source and config with this series, in qemu, ran
 a sample GPU-like driver (every byte checked while its pages migrate,
