@@ -128,6 +128,24 @@ static void driver_hold(unsigned long pages, unsigned int keep_pct)
 	run(cmd);
 }
 
+/* bench_driver.ko on a pool of @pages, all kept: for micro, scale, idle */
+static void driver_load_pool(unsigned long pages)
+{
+	char cmd[128];
+
+	lib_load();
+	snprintf(cmd, sizeof(cmd),
+		 "insmod /bench_driver.ko kind=pool pages=%lu keep_pct=100",
+		 pages);
+	run(cmd);
+}
+
+static void driver_unload(void)
+{
+	run("rmmod bench_driver");
+	lib_unload();
+}
+
 /*
  * The pool's refusals and failures over the whole boot, from its debugfs
  * stats, as " pool_NAME=N" fields read before the driver goes: where
@@ -178,8 +196,7 @@ static void driver_verify(unsigned long *checked, unsigned long *bad,
 	fclose(f);
 	if (!strcmp(opt.kind, "pool"))
 		pool_stats();
-	run("rmmod bench_driver");
-	lib_unload();
+	driver_unload();
 }
 
 /* Every CPU reads bench_driver/micro at the same time. */
@@ -191,8 +208,7 @@ static int run_micro(void)
 	ssize_t n;
 	int fd;
 
-	lib_load();
-	run("insmod /bench_driver.ko kind=pool pages=256 keep_pct=100");
+	driver_load_pool(256);
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		if (fork())
 			continue;
@@ -212,8 +228,7 @@ static int run_micro(void)
 	}
 	while (wait(&status) > 0)
 		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
-	run("rmmod bench_driver");
-	lib_unload();
+	driver_unload();
 	printf("BENCH_RESULT status=%s kind=micro cpus=%d\n", bad ? "fail" : "ok",
 	       ncpu);
 	return bad;
@@ -244,8 +259,7 @@ static int run_scale(void)
 	FILE *f;
 
 	prefault();
-	lib_load();
-	run("insmod /bench_driver.ko kind=pool pages=16 keep_pct=100");
+	driver_load_pool(16);
 	snprintf(sizes, sizeof(sizes), "%s", opt.scale);
 	for (size = strtok_r(sizes, ":", &save); size;
 	     size = strtok_r(NULL, ":", &save)) {
@@ -259,8 +273,7 @@ static int run_scale(void)
 		bad |= !!strstr(line, "error=");
 		printf("BENCH_SCALE %s", line);
 	}
-	run("rmmod bench_driver");
-	lib_unload();
+	driver_unload();
 	printf("BENCH_RESULT status=%s kind=scale\n", bad ? "fail" : "ok");
 	return bad;
 }
@@ -523,10 +536,8 @@ int main(int argc, char **argv)
 	alloc_kb = 2 * held_kb;
 	if (alloc_kb > free_kb - 128 * 1024)
 		alloc_kb = free_kb - 128 * 1024;
-	if (opt.idle_driver) {
-		lib_load();
-		run("insmod /bench_driver.ko kind=pool pages=1 keep_pct=100");
-	}
+	if (opt.idle_driver)
+		driver_load_pool(1);
 	if (!none) {
 		if (alloc_kb < held_kb)
 			die("not enough free memory for the held share");
