@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The bulk calls: movable_pool_alloc_pages() and movable_pool_free_pages(),
- * the arguments refused, pinned and isolated pages among those freed, and a
- * page locked by the migration core.
+ * the arguments refused, pinned and isolated pages among those freed, a
+ * page being migrated, and a page twice in one batch.
  */
 
 #include <linux/delay.h>
@@ -123,38 +123,62 @@ static void test_bulk_free_refuses_repeats(struct kunit *test)
 
 static int mpt_async_free_pages(struct mpt_async *a)
 {
-	movable_pool_free_pages(a->ctx->pool, a->ctx->table, MPT_PAGES);
+	struct page *pages[MPT_PAGES];
+	int i;
+
+	/* as a driver frees: drop them from its table, then free */
+	for (i = 0; i < MPT_PAGES; i++)
+		pages[i] = mpt_unlink(a->ctx, i);
+	movable_pool_free_pages(a->ctx->pool, pages, MPT_PAGES);
 	return 0;
 }
 
-static void test_bulk_free_waits_for_a_locked_page(struct kunit *test)
+/*
+ * A free finds one of its pages migrating: it waits for the migration to
+ * end (the routine finds the page gone and gives up), so that no routine
+ * runs for a page after its free returned.
+ */
+static void test_bulk_free_waits_for_migration(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
-	struct mpt_async freer = { .ctx = ctx };
+	struct mpt_async freer = { .ctx = ctx }, mover = { .ctx = ctx };
 	struct page *busy;
 
 	mpt_fill(test, 0, MPT_PAGES);
 	busy = ctx->table[10];
 	get_page(busy);
-	lock_page(busy);	/* as the migration core would */
+	ctx->block_in_routine = true;
+	mover.page = busy;
+	mpt_async_start(test, &mover, mpt_async_move);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ctx->entered, 10 * HZ),
+			0UL);
+	ctx->block_in_routine = false;	/* 6.x try a failed page twice */
 	mpt_async_start(test, &freer, mpt_async_free_pages);
 	msleep(50);
 	KUNIT_EXPECT_FALSE(test, completion_done(&freer.done));
-	unlock_page(busy);
+	complete(&ctx->release);
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&freer.done, 10 * HZ),
 			0UL);
-	memset(ctx->table, 0, sizeof(ctx->table));
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&mover.done, 10 * HZ),
+			0UL);
+	/*
+	 * The routine found it gone: not moved (or, tried again after the
+	 * free, handed back as nothing to move), and the VM let it go.
+	 */
+	KUNIT_EXPECT_LE(test, mover.ret, 1);
+	KUNIT_EXPECT_GE(test, atomic_read(&ctx->gone), 1);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
 	KUNIT_EXPECT_EQ(test, page_count(busy), 1);
 	mpt_expect_detached(test, busy);
 	put_page(busy);
+	put_page(ctx->watch_dst);
 	mpt_expect_idle(test, ctx);
 }
 
 static struct kunit_case movable_pool_bulk_cases[] = {
 	KUNIT_CASE(test_bulk_rejects_bad_arguments),
 	KUNIT_CASE(test_bulk_alloc_and_free),
-	KUNIT_CASE(test_bulk_free_waits_for_a_locked_page),
+	KUNIT_CASE(test_bulk_free_waits_for_migration),
 	KUNIT_CASE(test_bulk_free_refuses_repeats),
 	{}
 };

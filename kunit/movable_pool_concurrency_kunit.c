@@ -2,7 +2,9 @@
 /*
  * Everything at once: a "device" pinning pages while they migrate, and three
  * "driver" threads allocating, pinning and freeing while a fourth migrates,
- * every page checked. With two CPUs (7.x under UML) the threads overlap.
+ * every page checked; and the same with a migration core that takes no page
+ * lock around the callbacks. With two CPUs (7.x under UML) the threads
+ * overlap.
  */
 
 #include <linux/delay.h>
@@ -84,8 +86,48 @@ static void test_concurrent_pin_and_migrate(struct kunit *test)
 struct mpt_worker {
 	struct mpt_ctx *ctx;
 	u32 seed;
+	bool bare;		/* the compactor takes no page lock */
 	int allocs, frees, pins, pin_busy, moves, bad_data;
 };
+
+/*
+ * What the migration core does with a page (isolate it, migrate it to a
+ * fresh page, put it back if that failed, drop its references) without the
+ * page lock it takes around the callbacks on every kernel so far: the
+ * library's own serialization must not need it. Only where the kernel's
+ * API asks for the lock to let a page go (5.10) does this take it, as the
+ * core does. Returns as mpt_move().
+ */
+static int mpt_bare_move(struct page *page, enum migrate_mode mode)
+{
+	const struct mp_kunit_callbacks *cb = &mp_kunit_callbacks;
+	bool lock = mp_callbacks_need_page_lock();
+	struct page *dst;
+	int rc = -EBUSY;
+
+	if (!get_page_unless_zero(page))
+		return -EBUSY;
+	if (lock && !trylock_page(page))
+		goto out;
+	if (!cb->isolate(page, ISOLATE_UNEVICTABLE))
+		goto out_unlock;
+	dst = alloc_page(MPT_GFP);
+	if (dst && lock)
+		__SetPageLocked(dst);	/* fresh: nobody else sees it yet */
+	rc = dst ? cb->migrate(dst, page, mode) : -ENOMEM;
+	if (rc)
+		cb->putback(page);
+	if (dst && lock)
+		unlock_page(dst);
+	if (dst)
+		put_page(dst);	/* the core's: on success the pool has its own */
+out_unlock:
+	if (lock)
+		unlock_page(page);
+out:
+	put_page(page);		/* the isolation's */
+	return !!rc;
+}
 
 static u32 mpt_next(u32 *seed)
 {
@@ -166,8 +208,8 @@ static int mpt_compactor_fn(void *data)
 			get_page(page);
 		mutex_unlock(&ctx->lock);
 		if (page) {
-			w->moves += mpt_move(page, i & 1 ? MIGRATE_SYNC :
-					     MIGRATE_ASYNC) == 0;
+			w->moves += (w->bare ? mpt_bare_move : mpt_move)
+				(page, i & 1 ? MIGRATE_SYNC : MIGRATE_ASYNC) == 0;
 			put_page(page);
 		}
 		cond_resched();
@@ -177,7 +219,7 @@ static int mpt_compactor_fn(void *data)
 
 #define MPT_DRIVERS	3
 
-static void test_concurrent_alloc_free_pin_migrate(struct kunit *test)
+static void mpt_run_concurrent(struct kunit *test, bool bare)
 {
 	struct mpt_ctx *ctx = test->priv;
 	struct mpt_worker w[MPT_DRIVERS + 1] = {};
@@ -188,6 +230,7 @@ static void test_concurrent_alloc_free_pin_migrate(struct kunit *test)
 	for (i = 0; i <= MPT_DRIVERS; i++) {
 		w[i].ctx = ctx;
 		w[i].seed = 0x5eed + i;
+		w[i].bare = bare;
 		task[i] = kthread_run(i < MPT_DRIVERS ? mpt_driver_fn :
 				      mpt_compactor_fn, &w[i], "mpt_worker%d", i);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, task[i]);
@@ -220,9 +263,21 @@ static void test_concurrent_alloc_free_pin_migrate(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+static void test_concurrent_alloc_free_pin_migrate(struct kunit *test)
+{
+	mpt_run_concurrent(test, false);
+}
+
+/* The same, with a migration core that takes no page lock. */
+static void test_concurrent_without_page_lock(struct kunit *test)
+{
+	mpt_run_concurrent(test, true);
+}
+
 static struct kunit_case movable_pool_concurrency_cases[] = {
 	KUNIT_CASE(test_concurrent_pin_and_migrate),
 	KUNIT_CASE(test_concurrent_alloc_free_pin_migrate),
+	KUNIT_CASE(test_concurrent_without_page_lock),
 	{}
 };
 

@@ -64,11 +64,6 @@ static void test_destroy_frees_forgotten_pages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
 }
 
-static int mpt_async_move(struct mpt_async *a)
-{
-	return mpt_move(a->page, MIGRATE_SYNC);
-}
-
 static void test_destroy_during_migration(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
@@ -123,67 +118,38 @@ static int mpt_async_alloc_until_error(struct mpt_async *a)
 	}
 }
 
-static int mpt_async_add_page(struct mpt_async *a)
-{
-	return movable_pool_add_page(a->pool, a->page, NULL, 0);
-}
-
-/*
- * An add that sleeps (for the page lock, as an allocation may sleep in
- * reclaim) when destroy begins: destroy waits for it, and it fails with
- * -ENODEV, the page still the caller's.
- */
-static void test_add_page_sleeping_when_destroy_begins(struct kunit *test)
-{
-	struct mpt_ctx *ctx = test->priv;
-	struct mpt_async adder = { .ctx = ctx, .pool = ctx->pool };
-	struct mpt_destroyer destroyer;
-	struct page *page = alloc_page(MPT_GFP);
-
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	lock_page(page);	/* the add waits for it, past its checks */
-	adder.page = page;
-	mpt_async_start(test, &adder, mpt_async_add_page);
-	msleep(50);
-	mpt_destroy_begin(test, &destroyer);
-	msleep(50);
-	/* without a reference destroy waits for, the pool is gone by now */
-	KUNIT_EXPECT_FALSE(test, completion_done(&destroyer.async.done));
-	unlock_page(page);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&adder.done, 10 * HZ),
-			0UL);
-	KUNIT_EXPECT_EQ(test, adder.ret, -ENODEV);
-	KUNIT_EXPECT_EQ(test, mpt_destroy_end(test, &destroyer), 0U);
-	KUNIT_EXPECT_EQ(test, page_count(page), 1);
-	KUNIT_EXPECT_PTR_EQ(test, mp_page_mapping(page), NULL);
-	__free_page(page);
-}
-
 /*
  * Allocations racing destroy fail with -ENODEV, none adds a page that
- * destroy would miss, and none touches a freed pool (KASAN). An add asleep
- * on its page lock keeps destroy from finishing meanwhile: a call under
- * way, which destroy must wait for, and which lets the test stop its
- * allocator before destroy ends (a call that began after that would be the
- * test's own use after free).
+ * destroy would miss, and none touches a freed pool (KASAN). A migration
+ * blocked in the routine keeps destroy from finishing meanwhile, which
+ * lets the test stop its allocator before destroy ends (a call that began
+ * after that would be the test's own use after free).
  */
 static void test_alloc_races_destroy(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
-	struct mpt_async allocator = { .ctx = ctx }, adder = { .ctx = ctx };
+	struct mpt_async allocator = { .ctx = ctx }, mover = { .ctx = ctx };
 	struct mpt_destroyer destroyer;
+	struct page *page;
 	int round;
 
-	adder.page = alloc_page(MPT_GFP);
-	KUNIT_ASSERT_NOT_NULL(test, adder.page);
 	movable_pool_destroy(ctx->pool);
 	for (round = 0; round < 8; round++) {
 		ctx->pool = movable_pool_create("kunit-race", &mpt_ops, ctx);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->pool);
+		mpt_fill(test, 0, 1);
+		page = ctx->table[0];
+		get_page(page);
+		reinit_completion(&ctx->entered);
+		reinit_completion(&ctx->release);
+		ctx->block_in_routine = true;
+		mover.page = page;
+		mpt_async_start(test, &mover, mpt_async_move);
+		KUNIT_ASSERT_NE(test,
+				wait_for_completion_timeout(&ctx->entered,
+							    10 * HZ), 0UL);
+		ctx->block_in_routine = false;
 		allocator.pool = ctx->pool;
-		adder.pool = ctx->pool;
-		lock_page(adder.page);
-		mpt_async_start(test, &adder, mpt_async_add_page);
 		mpt_async_start(test, &allocator, mpt_async_alloc_until_error);
 		fsleep((round % 4) * 1000);
 		mpt_destroy_begin(test, &destroyer);
@@ -192,16 +158,17 @@ static void test_alloc_races_destroy(struct kunit *test)
 							    10 * HZ), 0UL);
 		KUNIT_EXPECT_EQ(test, allocator.ret, -ENODEV);
 		KUNIT_EXPECT_FALSE(test, completion_done(&destroyer.async.done));
-		unlock_page(adder.page);
+		complete(&ctx->release);
 		KUNIT_EXPECT_NE(test,
-				wait_for_completion_timeout(&adder.done, 10 * HZ),
+				wait_for_completion_timeout(&mover.done, 10 * HZ),
 				0UL);
-		KUNIT_EXPECT_EQ(test, adder.ret, -ENODEV);
 		/* expected: one "misuse" warning, for the pages left to destroy */
-		KUNIT_EXPECT_LE(test, mpt_destroy_end(test, &destroyer), 1U);
+		KUNIT_EXPECT_EQ(test, mpt_destroy_end(test, &destroyer), 1U);
+		KUNIT_EXPECT_EQ(test, page_count(page), 1);
+		put_page(page);
+		put_page(ctx->watch_dst);
+		memset(ctx->table, 0, sizeof(ctx->table));
 	}
-	KUNIT_EXPECT_EQ(test, page_count(adder.page), 1);
-	__free_page(adder.page);
 }
 
 /* Hold the misusing thread until destroy is done (or a second passed). */
@@ -344,7 +311,6 @@ static struct kunit_case movable_pool_destroy_cases[] = {
 	KUNIT_CASE(test_destroy_frees_forgotten_pages),
 	KUNIT_CASE(test_destroy_during_migration),
 	KUNIT_CASE(test_alloc_races_destroy),
-	KUNIT_CASE(test_add_page_sleeping_when_destroy_begins),
 	KUNIT_CASE(test_drop_races_destroy),
 	KUNIT_CASE(test_destroy_leaks_pinned_pages),
 	KUNIT_CASE(test_calls_after_destroy),

@@ -156,6 +156,8 @@ struct mpt_async {
 
 void mpt_async_start(struct kunit *test, struct mpt_async *a,
 		     int (*fn)(struct mpt_async *a));
+/* mpt_move(a->page, MIGRATE_SYNC), for mpt_async_start() */
+int mpt_async_move(struct mpt_async *a);
 
 /* movable_pool_destroy() of the case's pool in a thread of its own */
 struct mpt_destroyer {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * movable_pool_take_pages(): it takes whichever pages a pool can spare,
- * leaving pinned, isolated and locked ones, and does not scan the same busy
- * pages on every call; movable_pool_take_owner_pages() takes only the
- * pages of one owner.
+ * leaving pinned and isolated ones, and does not scan the same busy pages
+ * on every call; movable_pool_take_owner_pages() takes only the pages of
+ * one owner.
  */
 
 #include "movable_pool_kunit.h"
@@ -30,7 +30,7 @@ static void mpt_free_taken(struct kunit *test, struct page **taken,
 static void test_take_pages_leaves_busy_ones(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
-	struct page *taken[MPT_PAGES], *pinned, *isolated, *locked;
+	struct page *taken[MPT_PAGES], *pinned, *isolated, *moved;
 	struct movable_pool_stats s;
 	LIST_HEAD(list);
 	unsigned int n, i;
@@ -38,38 +38,37 @@ static void test_take_pages_leaves_busy_ones(struct kunit *test)
 	mpt_fill(test, 0, 8);
 	pinned = ctx->table[1];
 	isolated = ctx->table[2];
-	locked = ctx->table[3];
+	moved = ctx->table[3];
 	KUNIT_ASSERT_EQ(test, movable_pool_pin(pinned), 0);
 	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(isolated));
 	list_add(&isolated->lru, &list);
-	lock_page(locked);	/* as the migration core would */
 
 	KUNIT_EXPECT_EQ(test, movable_pool_take_pages(ctx->pool, taken, 0), 0U);
 	KUNIT_EXPECT_EQ(test, movable_pool_take_pages(NULL, taken, 1), 0U);
 	n = movable_pool_take_pages(ctx->pool, taken, 2);
 	KUNIT_EXPECT_EQ(test, n, 2U);
 	n += movable_pool_take_pages(ctx->pool, taken + n, MPT_PAGES);
-	KUNIT_EXPECT_EQ(test, n, 5U);
-	unlock_page(locked);
+	KUNIT_EXPECT_EQ(test, n, 6U);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_PTR_NE(test, taken[i], pinned);
 		KUNIT_EXPECT_PTR_NE(test, taken[i], isolated);
-		KUNIT_EXPECT_PTR_NE(test, taken[i], locked);
 	}
 	s = mpt_stats(ctx);
-	KUNIT_EXPECT_EQ(test, s.pages, 3UL);
-	KUNIT_EXPECT_EQ(test, s.freed, 5UL);
+	KUNIT_EXPECT_EQ(test, s.pages, 2UL);
+	KUNIT_EXPECT_EQ(test, s.freed, 6UL);
 	KUNIT_EXPECT_EQ(test, s.pinned, 1UL);
 	KUNIT_EXPECT_EQ(test, s.isolated, 1UL);
+	/* a page taken is no longer the pool's: the VM cannot move it */
+	KUNIT_EXPECT_EQ(test, mpt_move(moved, MIGRATE_SYNC), -EBUSY);
 	mpt_free_taken(test, taken, n);
 
-	/* the three left are the pool's still, and go once they are free */
+	/* the two left are the pool's still, and go once they are free */
 	putback_movable_pages(&list);
 	movable_pool_unpin(pinned);
 	mpt_expect_fields(test, isolated, &ctx->table[2], 2);
-	KUNIT_EXPECT_EQ(test, mpt_move(locked, MIGRATE_SYNC), 0);
+	KUNIT_EXPECT_EQ(test, mpt_move(pinned, MIGRATE_SYNC), 0);
 	n = movable_pool_take_pages(ctx->pool, taken, MPT_PAGES);
-	KUNIT_EXPECT_EQ(test, n, 3U);
+	KUNIT_EXPECT_EQ(test, n, 2U);
 	mpt_free_taken(test, taken, n);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 1);

@@ -254,8 +254,15 @@ static void test_user_faults_race_migration(struct kunit *test)
 		page = ctx->table[1];
 		get_page(page);
 		mutex_unlock(&ctx->lock);
+		/*
+		 * Under mmap_lock, as the mm's user it stands for: a zap here
+		 * that nests with the reader's lets UML's flush_tlb_mm() walk
+		 * the VMAs, which wants it.
+		 */
+		mmap_read_lock(r.mm);
 		moved += mpt_move(page, round & 1 ? MIGRATE_SYNC :
 				  MIGRATE_ASYNC) == 0;
+		mmap_read_unlock(r.mm);
 		put_page(page);
 		/* let the reader run: UML on 6.1 has no preemption */
 		if (!(round % 8))
@@ -465,14 +472,15 @@ static int mpt_async_read(struct mpt_async *a)
 }
 
 /*
- * A fault that finds the page locked (being moved) waits without
- * mmap_lock, as filemap_fault() does, so an mmap() or munmap() elsewhere
- * is not held up behind a page lock (see "Lock order" in the header).
+ * A fault that finds the page being moved waits without mmap_lock, as
+ * filemap_fault() does for a locked folio, so an mmap() or munmap()
+ * elsewhere is not held up behind a migration (see "Lock order" in the
+ * header); then it maps the page the routine moved it to.
  */
 static void test_fault_retries_without_mmap_lock(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
-	struct mpt_async reader = { .ctx = ctx };
+	struct mpt_async reader = { .ctx = ctx }, mover = { .ctx = ctx };
 	struct file *file = NULL;
 	unsigned long deadline;
 	bool unlocked_mm = false;
@@ -483,7 +491,13 @@ static void test_fault_retries_without_mmap_lock(struct kunit *test)
 	KUNIT_ASSERT_NE(test, reader.addr, 0UL);
 	reader.mm = current->mm;
 	page = ctx->table[0];
-	lock_page(page);	/* as the migration core would */
+	get_page(page);
+	ctx->block_in_routine = true;
+	mover.page = page;
+	mpt_async_start(test, &mover, mpt_async_move);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ctx->entered, 10 * HZ),
+			0UL);
+	ctx->block_in_routine = false;
 	mpt_async_start(test, &reader, mpt_async_read);
 
 	/* once the reader is in the fault, mmap_lock must be free */
@@ -501,14 +515,20 @@ static void test_fault_retries_without_mmap_lock(struct kunit *test)
 	}
 	KUNIT_EXPECT_TRUE(test, unlocked_mm);
 	KUNIT_EXPECT_FALSE(test, completion_done(&reader.done));
-	unlock_page(page);
+	complete(&ctx->release);
 
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&reader.done, 10 * HZ),
 			0UL);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&mover.done, 10 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, mover.ret, 0);
 	KUNIT_EXPECT_EQ(test, reader.ret, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 2);	/* the retry */
+	KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], ctx->watch_dst);
 	vm_munmap(reader.addr, PAGE_SIZE);
 	fput(file);
+	put_page(page);
+	put_page(ctx->watch_dst);
 	mpt_expect_idle(test, ctx);
 }
 

@@ -5,44 +5,50 @@
  * The lock order and the page layout are in include/linux/movable_pool.h
  * ("Lock order", "Page layout"). What this file adds to them:
  *
- * - pool->lock (irq-safe) guards the page list, every published page's
- *   word (pin count and state bits) and the counters.
- *   movable_pool_take_pages() tries page locks under it, against the
- *   order: it only tries them, never waits.
- * - ->mapping and ->private change only under the page lock, and a page
- *   leaves a pool (mp_detach()) under the page lock and pool->lock both,
- *   so pin/unpin, which run without the page lock, see a page either in
- *   the pool with its state or gone.
- * - Pinned pages are never isolated, freed or let go by destroy;
- *   MP_MIGRATING is set only with a zero pin count, and pin fails with
- *   -EAGAIN while it is set. So the routine never runs on a page a device
- *   or the CPU is using, and no device uses a page the pool let go.
- * - A page the driver frees while the VM holds it isolated stays attached,
- *   marked MP_FREED, until the VM hands it back through putback or migrate,
- *   which detach it and drop the pool's reference.
+ * - A page's word (mp_page_word()) holds its index, its pin count and its
+ *   state (enum mp_state), and changes with cmpxchg(): pins anywhere, the
+ *   state under pool->lock where the page joins or leaves the pool's list.
+ *   The library takes no page lock (but to clear ->mapping on 5.10, where
+ *   __ClearPageMovable() asserts it); the migration core may hold it around
+ *   the callbacks, or not: they rely on the word alone.
+ * - pool->lock guards the list and the counters that are not atomics. It
+ *   is never taken in interrupt context: pages allocated there wait on
+ *   pool->deferred until the next holder of the lock lists them.
+ *   movable_pool_take_pages() and destroy change words under it.
+ * - Pinned pages are never isolated, freed or let go by destroy; only an
+ *   unpinned page enters MP_MIGRATING, and pin fails with -EAGAIN while it
+ *   is there. So the routine never runs on a page a device or the CPU is
+ *   using, and no device uses a page the pool let go.
+ * - A page the driver frees while the VM holds it isolated becomes
+ *   MP_FREED, until the VM hands it back through putback or migrate, which
+ *   detach it and drop the pool's reference. A free that finds the page
+ *   migrating waits for the migration to end, so the routine never runs
+ *   for a page after its free returned.
  * - A page the routine drops (MOVABLE_POOL_MIGRATE_DROP) leaves the pool as
  *   the old page of a successful migration does, and the new page as after
  *   a failed one: the VM, told of success, frees both.
  * - A page that left a pool keeps MP_GONE in its word until it is reused,
  *   so the fault helper can tell a page that moved or was freed since the
  *   driver looked it up from one the driver should never have had.
- * - A page leaves the pool with its user mappings zapped under its page
- *   lock, which movable_pool_insert_pfn() takes before it maps a page.
+ * - User mappings: a page leaves the pool (MP_MIGRATING, MP_LEAVING) before
+ *   its PTEs are zapped, and the fault helper reads the word again after it
+ *   inserted a PTE, zapping its own if the page left meanwhile: of the
+ *   store each side makes before the other's read, one sees the other's.
  *
  * Pool lifetime. movable_pool_destroy() frees the pool once (1) no call
  * that may race it holds a live reference (pool->users: allocation,
  * add_page, open, mmap and faults take one, or fail with -ENODEV once
- * destroy has begun), (2) the VM holds no page isolated, and (3) it has
- * detached every listed page under that page's lock; and it frees the
- * memory an RCU grace period later. So library code may touch a pool only
- * while it holds one of these three (a live reference, an isolated page
- * still counted, the lock of a page still attached), or inside an RCU
- * read-side section that began while it held one or saw the page attached
- * (pin and unpin, which reach the pool from a page without its lock).
- * What follows the point where the last of them goes (a tracepoint, a
- * misuse count) uses values read before it or runs under rcu_read_lock().
- * A pool a call reaches in no such way is not dereferenced: its misuse is
- * counted globally (debugfs movable_pool/misuse).
+ * destroy has begun), (2) the VM holds no page isolated, and (3) every
+ * listed page has left; and it frees the memory an RCU grace period later.
+ * So library code may touch a pool only while it holds one of these (a
+ * live reference, an isolated page still counted, a page still in the
+ * pool), or inside an RCU read-side section that began while it did (pin
+ * and unpin, and the callbacks, reach the pool from a page whose state
+ * they have not read yet). What follows the point where the last of them
+ * goes (a tracepoint, a misuse count) uses values read before it or runs
+ * under rcu_read_lock(). A pool a call reaches in no such way is not
+ * dereferenced: its misuse is counted globally (debugfs
+ * movable_pool/misuse).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -52,6 +58,7 @@
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -67,6 +74,7 @@
 #include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/wait_bit.h>
 
 #define MOVABLE_POOL_MAGIC	0x6d706f6f	/* "mpoo" */
 
@@ -76,25 +84,31 @@
 #define CREATE_TRACE_POINTS
 #include <trace/events/movable_pool.h>
 
-/* A page's word: its index, then its pin count, then three state bits. */
+/* A page's word: its index, then its pin count, then its state. */
 #define MP_INDEX	GENMASK(MOVABLE_POOL_INDEX_BITS - 1, 0)
 #define MP_PINS		GENMASK(BITS_PER_LONG - 4, MOVABLE_POOL_INDEX_BITS)
-#define MP_FREED	BIT(BITS_PER_LONG - 3)	/* freed while isolated */
-#define MP_MIGRATING	BIT(BITS_PER_LONG - 2)	/* the routine may run */
-#define MP_ISOLATED	BIT(BITS_PER_LONG - 1)	/* the VM holds the page */
+#define MP_STATE	GENMASK(BITS_PER_LONG - 1, BITS_PER_LONG - 3)
 #define MP_ONE_PIN	BIT(MOVABLE_POOL_INDEX_BITS)
 
+enum mp_state {
+	MP_LISTED,	/* on the pool's list */
+	MP_ISOLATED,	/* the VM holds it */
+	MP_MIGRATING,	/* unpinned, the routine may run: pins get -EAGAIN */
+	MP_FREED,	/* freed while isolated: the VM hands it back */
+	MP_NEW,		/* the pool's, not listed yet (deferred, or a dst) */
+	MP_LEAVING,	/* off the list, being let go of */
+	MP_GONE = 7,	/* left the pool: see MP_GONE_WORD */
+};
+
+#define MP_IN_POOL	(BIT(MP_LISTED) | BIT(MP_ISOLATED) | BIT(MP_NEW))
+
 /*
- * The word of a page that left a pool: all three state bits, which no page
- * in a pool has at once, and a tag in the pin bits, which neither a page
- * index nor a kernel pointer (a slab's freelist shares the word) has; the
- * index bits count the faults that found the page gone. With all pin bits
- * and no index it marks a page movable_pool_free_pages() is letting go of
- * right now, under its lock.
+ * The word of a page that left a pool: MP_GONE and a tag in the pin bits,
+ * which neither a page index nor a kernel pointer (a slab's freelist
+ * shares the word) has; the index bits count the faults that found the
+ * page gone.
  */
-#define MP_STATE	(MP_FREED | MP_MIGRATING | MP_ISOLATED)
-#define MP_GONE		(MP_STATE | FIELD_PREP(MP_PINS, 0xa5a))
-#define MP_GONE_BATCH	(MP_STATE | MP_PINS)
+#define MP_GONE_WORD	(FIELD_PREP(MP_STATE, MP_GONE) | FIELD_PREP(MP_PINS, 0xa5a))
 
 /*
  * How often a fault may find the same page gone before the driver's table
@@ -111,13 +125,15 @@
 
 struct movable_pool {
 	struct mp_vm vm;		/* how pages lead back here */
-	spinlock_t lock;		/* the list, published words, stats */
-	struct list_head pages;		/* through page->lru, not isolated */
+	spinlock_t lock;		/* the list, ->stats; never in interrupts */
+	struct list_head pages;		/* through page->lru, MP_LISTED pages */
+	struct llist_head deferred;	/* MP_NEW pages allocated in interrupts */
 	bool dying;			/* refuse isolation and new pages */
 	wait_queue_head_t drained;	/* destroy waits for isolated pages */
 	struct percpu_ref users;	/* calls that may race destroy */
 	struct completion no_users;	/* users dropped to zero */
-	struct movable_pool_stats stats;
+	struct movable_pool_stats stats;	/* but for the three below */
+	atomic_long_t pinned, pin_busy, misuse;
 	const struct movable_pool_ops *ops;
 	void *priv;
 	unsigned int id;		/* in debugfs and trace events */
@@ -139,15 +155,10 @@ static atomic_t mp_misuse_total = ATOMIC_INIT(0);	/* of any pool or none */
  */
 static noinline void mp_count_misuse(struct movable_pool *pool)
 {
-	unsigned long flags;
-
 	atomic_inc(&mp_misuse_total);
 	trace_movable_pool_misuse(pool ? pool->id : 0, _RET_IP_);
-	if (!pool)
-		return;
-	spin_lock_irqsave(&pool->lock, flags);
-	pool->stats.misuse++;
-	spin_unlock_irqrestore(&pool->lock, flags);
+	if (pool)
+		atomic_long_inc(&pool->misuse);
 }
 
 /*
@@ -164,8 +175,8 @@ static noinline void mp_count_misuse(struct movable_pool *pool)
  * Whether the caller must not sleep, as far as the kernel can tell: always
  * in interrupts and with interrupts off, under a spinlock or in an RCU
  * read-side section only where it keeps a preempt count (Debian's do). A
- * call that may sleep is refused there before it sleeps: taking a page
- * lock would otherwise go wrong only when someone else holds it.
+ * call that may sleep is refused there before it sleeps, not only when it
+ * would have to wait.
  */
 static bool mp_atomic(void)
 {
@@ -190,15 +201,58 @@ static void mp_no_users(struct percpu_ref *ref)
 	complete(&container_of(ref, struct movable_pool, users)->no_users);
 }
 
+static enum mp_state mp_state(unsigned long word)
+{
+	return FIELD_GET(MP_STATE, word);
+}
+
+static unsigned long mp_pins(unsigned long word)
+{
+	return FIELD_GET(MP_PINS, word);
+}
+
+static unsigned long mp_with_state(unsigned long word, enum mp_state state)
+{
+	return (word & ~MP_STATE) | FIELD_PREP(MP_STATE, state);
+}
+
 /*
- * The pool a page belongs to, or NULL for any other page and for a page
- * the driver freed while the VM held it isolated.
+ * Move @page's word from a state in @from (a mask of BIT(state)), and no
+ * pins if @unpinned, to @to, keeping index and pins. Returns the word it
+ * found: the move happened if that is one it may move from.
+ */
+static unsigned long mp_move_state(struct page *page, unsigned int from,
+				   bool unpinned, enum mp_state to)
+{
+	unsigned long *word = mp_page_word(page);
+	unsigned long old = READ_ONCE(*word), seen;
+
+	for (;;) {
+		if (!(from & BIT(mp_state(old))) || (unpinned && mp_pins(old)))
+			return old;
+		seen = cmpxchg(word, old, mp_with_state(old, to));
+		if (seen == old)
+			return old;
+		old = seen;
+	}
+}
+
+/* Whether mp_move_state() returning @old made the move. */
+static bool mp_moved(unsigned long old, unsigned int from, bool unpinned)
+{
+	return (from & BIT(mp_state(old))) && !(unpinned && mp_pins(old));
+}
+
+/*
+ * The pool a page belongs to, or NULL for any other page, a page that left
+ * its pool, and one the driver freed while the VM held it isolated. Under
+ * rcu_read_lock() (see the top), or with the page known to stay the pool's.
  */
 static struct movable_pool *mp_page_pool(struct page *page)
 {
 	struct movable_pool *pool = mp_vm_pool(page);
 
-	if (pool && (READ_ONCE(*mp_page_word(page)) & MP_FREED))
+	if (!pool || !(MP_IN_POOL & BIT(mp_state(READ_ONCE(*mp_page_word(page))))))
 		return NULL;
 	return pool;
 }
@@ -210,34 +264,42 @@ static pgoff_t mp_page_index(struct page *page)
 }
 
 /*
- * Make @page (locked, and not yet seen by the driver or the VM: fresh, or
- * the destination of a migration) a page of @pool.
+ * Make @page, which nobody else uses, a page of @pool in @state. The VM may
+ * find it from now on, and the callbacks check the word.
  */
 static void mp_attach(struct movable_pool *pool, struct page *page,
-		      void *owner, pgoff_t index)
+		      void *owner, pgoff_t index, enum mp_state state)
 {
-	VM_WARN_ON_ONCE_PAGE(!PageLocked(page), page);
 	set_page_private(page, (unsigned long)owner);
-	*mp_page_word(page) = index;
+	WRITE_ONCE(*mp_page_word(page), FIELD_PREP(MP_STATE, state) | index);
 	mp_vm_attach(page, &pool->vm);
 }
 
-/* Undo mp_attach(): @page (locked) no longer refers to any pool. */
+/*
+ * Undo mp_attach() for a page that left the pool (its word's state says
+ * so, and only this caller changes it now). On 5.10 the page is locked
+ * (mp_vm_detach_locks()).
+ */
 static void mp_detach(struct movable_pool *pool, struct page *page)
 {
-	VM_WARN_ON_ONCE_PAGE(!PageLocked(page), page);
-	lockdep_assert_held(&pool->lock);
-	mp_vm_detach(page, &pool->vm);
 	set_page_private(page, 0);
-	WRITE_ONCE(*mp_page_word(page), MP_GONE);
+	WRITE_ONCE(*mp_page_word(page), MP_GONE_WORD);
+	mp_vm_detach(page, &pool->vm);
 }
 
-static unsigned long mp_pins(unsigned long word)
+/* mp_detach() for a page that left the pool not in one of the callbacks. */
+static void mp_detach_own(struct movable_pool *pool, struct page *page)
 {
-	return FIELD_GET(MP_PINS, word);
+	bool lock = mp_vm_detach_locks();
+
+	if (lock)
+		lock_page(page);
+	mp_detach(pool, page);
+	if (lock)
+		unlock_page(page);
 }
 
-/* Zap the user mappings of the page at @index (locked) in @pool. */
+/* Zap the user mappings of the page at @index in @pool. */
 static void mp_zap(struct movable_pool *pool, pgoff_t index)
 {
 	struct address_space *mapping = pool->inode->i_mapping;
@@ -245,6 +307,34 @@ static void mp_zap(struct movable_pool *pool, pgoff_t index)
 	if (mapping_mapped(mapping))
 		unmap_mapping_range(mapping, (loff_t)index << PAGE_SHIFT,
 				    PAGE_SIZE, 1);
+}
+
+/* List the pages allocated in interrupt context (pool->lock held). */
+static void mp_list_deferred(struct movable_pool *pool)
+{
+	struct llist_node *node, *next;
+	struct page *page;
+
+	lockdep_assert_held(&pool->lock);
+	if (llist_empty(&pool->deferred))
+		return;
+	for (node = llist_del_all(&pool->deferred); node; node = next) {
+		next = node->next;
+		page = container_of((struct list_head *)node, struct page, lru);
+		/* the driver may have pinned it meanwhile: keep the pins */
+		mp_move_state(page, BIT(MP_NEW), false, MP_LISTED);
+		list_add_tail(&page->lru, &pool->pages);
+		pool->stats.pages++;
+		pool->stats.allocated++;
+	}
+}
+
+/* Take pool->lock: every page of the pool in MP_LISTED is then listed. */
+static void mp_lock(struct movable_pool *pool)
+	__acquires(&pool->lock)
+{
+	spin_lock(&pool->lock);
+	mp_list_deferred(pool);
 }
 
 /* Destroy may be waiting for the last isolated page to come back. */
@@ -266,62 +356,35 @@ static void mp_count_gone(struct movable_pool *pool)
 }
 
 /*
- * Take @page (locked, zapped) off @pool's books, unless it is pinned
- * (-EBUSY: it stays the pool's). A page the VM holds isolated stays
- * attached, marked MP_FREED, until the VM hands it back (0): 7.x calls
- * putback or migrate on it whatever its owner did, and on older kernels
- * this costs nothing. Any other page is detached (1): the caller drops the
- * pool's reference.
- */
-static int mp_forget(struct movable_pool *pool, struct page *page)
-{
-	unsigned long *word = mp_page_word(page);
-
-	lockdep_assert_held(&pool->lock);
-	if (mp_pins(*word))
-		return -EBUSY;
-	mp_count_gone(pool);
-	if (*word & MP_ISOLATED) {
-		*word |= MP_FREED;	/* the VM owns ->lru */
-		pool->stats.freed_isolated++;
-		return 0;
-	}
-	list_del(&page->lru);
-	mp_detach(pool, page);
-	return 1;
-}
-
-/*
- * The VM hands back @page (locked), which the driver freed while it was
- * isolated: detach it and drop the pool's reference; the VM frees it.
- * Returns false for any other page.
+ * The VM hands back @page, which the driver freed while it was isolated:
+ * detach it and drop the pool's reference; the VM frees it. Returns false
+ * for any other page.
  */
 static bool mp_handback_freed(struct movable_pool *pool, struct page *page)
 {
-	unsigned long flags;
-
-	/* MP_FREED is set under the page lock, which we hold */
-	if (!(READ_ONCE(*mp_page_word(page)) & MP_FREED))
+	/* only the VM, which holds the page, moves it out of MP_FREED */
+	if (mp_state(READ_ONCE(*mp_page_word(page))) != MP_FREED)
 		return false;
-	spin_lock_irqsave(&pool->lock, flags);
 	mp_detach(pool, page);
+	spin_lock(&pool->lock);
 	/* once the count drops, destroy may free the pool */
 	mp_isolated_dec(pool);
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock(&pool->lock);
 	put_page(page);
 	return true;
 }
 
 static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
 {
-	struct movable_pool *pool = mp_page_pool(page);
-	unsigned long *word = mp_page_word(page);
-	unsigned long flags;
+	struct movable_pool *pool;
+	unsigned long old;
 	int result = 0;
 
-	/* on 7.x a detached page keeps its type until it is freed */
+	/* the page may be leaving a pool that destroy then frees */
+	rcu_read_lock();
+	pool = mp_page_pool(page);
 	if (!pool)
-		return false;
+		goto out;
 	/*
 	 * Mapped with vm_insert_page(), outside the pool's address_space:
 	 * nothing could zap that mapping, so the page must never move.
@@ -329,24 +392,32 @@ static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
 	if (mp_page_user_mapped(page)) {
 		mp_misuse(pool, "%s: page %lx is mapped outside the pool (vm_insert_page()?)\n",
 			  pool->name, page_to_pfn(page));
-		trace_movable_pool_isolate(pool->id, page_to_pfn(page), -EPERM);
-		return false;
-	}
-	spin_lock_irqsave(&pool->lock, flags);
-	if (pool->dying) {
-		/* destroy is detaching pages: leave them alone */
-		result = -ENODEV;
-	} else if (mp_pins(*word)) {
-		pool->stats.pin_refused++;
-		result = -EBUSY;
+		result = -EPERM;
 	} else {
-		*word |= MP_ISOLATED;
-		list_del(&page->lru);	/* the VM links it into its own list */
-		pool->stats.isolated++;
+		mp_lock(pool);
+		if (pool->dying) {
+			/* destroy is letting pages go: leave them alone */
+			result = -ENODEV;
+		} else {
+			old = mp_move_state(page, BIT(MP_LISTED), true,
+					    MP_ISOLATED);
+			if (mp_moved(old, BIT(MP_LISTED), true)) {
+				/* the VM links it into its own list */
+				list_del(&page->lru);
+				pool->stats.isolated++;
+			} else if (mp_pins(old)) {
+				pool->stats.pin_refused++;
+				result = -EBUSY;
+			} else {
+				result = -ENOENT;	/* not listed (yet) */
+			}
+		}
+		spin_unlock(&pool->lock);
 	}
-	spin_unlock_irqrestore(&pool->lock, flags);
 	trace_movable_pool_isolate(pool->id, page_to_pfn(page), result);
-	return !result;
+out:
+	rcu_read_unlock();
+	return pool && !result;
 }
 
 static void mp_putback_page(struct page *page)
@@ -354,16 +425,16 @@ static void mp_putback_page(struct page *page)
 	struct movable_pool *pool = mp_vm_pool(page);
 	/* read now: once the page is back, destroy may free the pool */
 	unsigned int id = pool->id;
-	unsigned long flags;
 
 	if (mp_handback_freed(pool, page))
 		return;
-	spin_lock_irqsave(&pool->lock, flags);
-	*mp_page_word(page) &= ~MP_ISOLATED;
+	mp_lock(pool);
+	/* pins taken while isolated stay */
+	mp_move_state(page, BIT(MP_ISOLATED), false, MP_LISTED);
 	list_add_tail(&page->lru, &pool->pages);
 	pool->stats.putback++;
 	mp_isolated_dec(pool);
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock(&pool->lock);
 	trace_movable_pool_putback(id, page_to_pfn(page));
 }
 
@@ -379,13 +450,14 @@ static bool mp_may_zap(struct address_space *mapping, enum migrate_mode mode)
 	return mp_i_mmap_idle(mapping);
 }
 
-/* Enter MP_MIGRATING, or count a failed attempt and say why not. */
+/*
+ * Enter MP_MIGRATING, or count a failed attempt and say why not; 1 if the
+ * driver freed the page meanwhile (the caller hands it back).
+ */
 static int mp_begin_migration(struct movable_pool *pool, struct page *src,
 			      enum migrate_mode mode)
 {
-	bool may_zap = mp_may_zap(pool->inode->i_mapping, mode);
-	unsigned long *word = mp_page_word(src);
-	unsigned long flags;
+	unsigned long old;
 	int ret = 0;
 
 	/* mapped by vm_insert_page() since it was isolated */
@@ -395,46 +467,56 @@ static int mp_begin_migration(struct movable_pool *pool, struct page *src,
 		ret = -EPERM;
 	} else if (mp_mode_unsupported(mode)) {
 		ret = -EINVAL;
-	}
-	spin_lock_irqsave(&pool->lock, flags);
-	if (!ret && pool->dying)
+	} else if (READ_ONCE(pool->dying)) {
 		ret = -ENODEV;	/* not -EAGAIN: hand it back to destroy now */
-	else if (!ret && (mp_pins(*word) || !may_zap))
+	} else if (!mp_may_zap(pool->inode->i_mapping, mode)) {
 		ret = -EAGAIN;
-
-	if (ret) {
-		pool->stats.migrate_failed++;
 	} else {
-		*word |= MP_MIGRATING;
-		pool->stats.migrating++;
+		old = mp_move_state(src, BIT(MP_ISOLATED), true, MP_MIGRATING);
+		if (mp_state(old) == MP_FREED)
+			return 1;
+		if (!mp_moved(old, BIT(MP_ISOLATED), true))
+			ret = -EAGAIN;	/* pinned since it was isolated */
 	}
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_lock(&pool->lock);
+	if (ret)
+		pool->stats.migrate_failed++;
+	else
+		pool->stats.migrating++;
+	spin_unlock(&pool->lock);
 	return ret;
 }
 
 /*
  * Leave MP_MIGRATING. On success @dst takes @src's place in the pool and
  * @src leaves it; when the routine dropped @src, both leave it; on failure
- * @dst leaves it.
+ * @dst leaves it. Frees and faults waiting for the migration go on.
  */
 static void mp_end_migration(struct movable_pool *pool, struct page *dst,
 			     struct page *src, int rc)
 {
+	unsigned long *src_word = mp_page_word(src), dst_pins = 0;
 	bool dropped = rc == MOVABLE_POOL_MIGRATE_DROP;
-	unsigned long flags, dst_pins = 0;
+
+	if (rc) {
+		/* pinned only by a routine that broke the contract */
+		dst_pins = mp_pins(xchg(mp_page_word(dst), MP_GONE_WORD));
+		if (dst_pins)
+			atomic_long_dec(&pool->pinned);
+		mp_detach(pool, dst);
+	}
+	if (!rc || dropped)
+		mp_detach(pool, src);	/* a late pin finds src gone */
+	else	/* no pin could change it: MP_MIGRATING refuses them */
+		WRITE_ONCE(*src_word, mp_with_state(*src_word, MP_ISOLATED));
+	wake_up_var(src_word);
 
 	/* a dropped src is the last thing keeping the pool alive: see the top */
 	rcu_read_lock();
-	spin_lock_irqsave(&pool->lock, flags);
-	*mp_page_word(src) &= ~MP_MIGRATING;
+	mp_lock(pool);
 	pool->stats.migrating--;
-	if (rc) {
-		dst_pins = mp_pins(*mp_page_word(dst));
-		if (dst_pins)
-			pool->stats.pinned--;
-		mp_detach(pool, dst);
-	}
 	if (!rc) {
+		mp_move_state(dst, BIT(MP_NEW), false, MP_LISTED);
 		list_add_tail(&dst->lru, &pool->pages);
 		pool->stats.migrated++;
 	} else if (dropped) {
@@ -447,12 +529,10 @@ static void mp_end_migration(struct movable_pool *pool, struct page *dst,
 		else
 			pool->stats.routine_failed++;
 	}
-	if (!rc || dropped) {
-		/* the core clears PG_isolated itself; no putback follows */
-		mp_detach(pool, src);	/* a late pin finds src gone */
+	/* the core clears the isolation itself; no putback follows */
+	if (!rc || dropped)
 		mp_isolated_dec(pool);
-	}
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock(&pool->lock);
 	if (dst_pins)
 		mp_misuse(pool, "%s: routine failed with page %lx pinned\n",
 			  pool->name, page_to_pfn(dst));
@@ -494,16 +574,11 @@ static int mp_move(struct movable_pool *pool, struct page *dst,
 	void *owner = (void *)page_private(src);
 	int rc;
 
-	/*
-	 * Zap under the src page lock: a racing fault then waits in
-	 * movable_pool_insert_pfn() until we are done, and sees the page gone.
-	 * A mapping created after the check has no PTE for src: it could only
-	 * get one through that same fault path.
-	 */
+	/* src is MP_MIGRATING: a fault from now on maps nothing of it */
 	mp_zap(pool, index);
 
 	/* dst is ours before the routine publishes it, so pins see it */
-	mp_attach(pool, dst, owner, index);
+	mp_attach(pool, dst, owner, index, MP_NEW);
 	rc = mp_call_routine(pool, owner, index, dst, src, mode);
 	if (!rc)
 		get_page(dst);
@@ -523,6 +598,10 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 	if (mp_handback_freed(pool, src))
 		return 0;
 	rc = mp_begin_migration(pool, src, mode);
+	if (rc == 1) {
+		mp_handback_freed(pool, src);
+		return 0;
+	}
 	if (!rc)
 		rc = mp_move(pool, dst, src, mode);
 	trace_movable_pool_migrate(id, page_to_pfn(src), page_to_pfn(dst),
@@ -556,51 +635,55 @@ static int mp_enter_alloc(struct movable_pool *pool, gfp_t gfp,
 	return 0;
 }
 
+/* Give back @nr fresh pages destroy came too late for; clear their slots. */
+static int mp_too_late(struct page **pages, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		put_page(pages[i]);
+		pages[i] = NULL;
+	}
+	return -ENODEV;
+}
+
 /*
- * Lock fresh pages without atomics (isolate_movable_page() leaves the lock
- * of a page that is not movable yet alone, as the page cache relies on for
- * new folios), make them the pool's, and list them in one go. Returns 0,
- * or -ENODEV with the pages freed and their slots cleared if destroy has
- * begun: it may not find them on the list any more.
+ * Make fresh pages the pool's and list them in one go, or in interrupt
+ * context (where pool->lock is never taken) leave them MP_NEW on
+ * pool->deferred for the next holder of the lock. Returns 0, or -ENODEV
+ * with the pages freed and their slots cleared if destroy has begun: it
+ * may not find them on the list any more.
  */
 static int mp_add_fresh(struct movable_pool *pool, struct page **pages,
 			unsigned int nr, void *owner, pgoff_t index)
 {
-	unsigned long flags;
 	unsigned int i;
-	bool dying;
-	LIST_HEAD(list);
 
-	for (i = 0; i < nr; i++) {
-		__SetPageLocked(pages[i]);
-		/*
-		 * The lock bit before ->mapping: the migration core tries the
-		 * lock only of a page it has seen movable, and on a weakly
-		 * ordered CPU must not see one without the other.
-		 */
-		smp_wmb();
-		mp_attach(pool, pages[i], owner, index + i);
-		list_add_tail(&pages[i]->lru, &list);
-	}
-	spin_lock_irqsave(&pool->lock, flags);
-	dying = pool->dying;
-	if (!dying) {
-		list_splice_tail(&list, &pool->pages);
-		pool->stats.pages += nr;
-		pool->stats.allocated += nr;
-	} else {
-		for (i = 0; i < nr; i++)
-			mp_detach(pool, pages[i]);
-	}
-	spin_unlock_irqrestore(&pool->lock, flags);
-	for (i = 0; i < nr; i++) {
-		unlock_page(pages[i]);
-		if (dying) {
-			put_page(pages[i]);
-			pages[i] = NULL;
+	if (in_interrupt()) {
+		/* a page added after destroy's check is freed with the rest */
+		if (READ_ONCE(pool->dying))
+			return mp_too_late(pages, nr);
+		for (i = 0; i < nr; i++) {
+			mp_attach(pool, pages[i], owner, index + i, MP_NEW);
+			llist_add((struct llist_node *)&pages[i]->lru,
+				  &pool->deferred);
 		}
+		return 0;
 	}
-	return dying ? -ENODEV : 0;
+	spin_lock(&pool->lock);
+	if (pool->dying) {
+		spin_unlock(&pool->lock);
+		return mp_too_late(pages, nr);
+	}
+	/* the VM finds them now, and waits for the lock to isolate them */
+	for (i = 0; i < nr; i++) {
+		mp_attach(pool, pages[i], owner, index + i, MP_LISTED);
+		list_add_tail(&pages[i]->lru, &pool->pages);
+	}
+	pool->stats.pages += nr;
+	pool->stats.allocated += nr;
+	spin_unlock(&pool->lock);
+	return 0;
 }
 
 struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
@@ -658,11 +741,10 @@ int (movable_pool_alloc_pages)(struct movable_pool *pool, gfp_t gfp,
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_alloc_pages);
 
-/* Make @page (the caller's, not locked) a page of @pool (alive). */
+/* Make @page (the caller's) a page of @pool (alive). */
 static int mp_adopt(struct movable_pool *pool, struct page *page,
 		    void *owner, pgoff_t index)
 {
-	unsigned long flags;
 	int ret = 0;
 
 	if (mp_atomic()) {
@@ -670,28 +752,24 @@ static int mp_adopt(struct movable_pool *pool, struct page *page,
 			  pool->name);
 		return -EINVAL;
 	}
+	/* a page taken from a pool keeps its mark: it is adoptable too */
 	if (PageCompound(page) || page_ref_count(page) < 1 ||
-	    !mp_vm_adoptable(page, &pool->vm)) {
+	    !mp_vm_adoptable(page, &pool->vm) ||
+	    (mp_vm_pool(page) && mp_state(READ_ONCE(*mp_page_word(page))) != MP_GONE)) {
 		mp_misuse(pool, "%s: adding page %lx, which is not a plain page\n",
 			  pool->name, page_to_pfn(page));
 		return -EINVAL;
 	}
-	/*
-	 * Not __SetPageLocked(): a page taken from a pool on 7.x is still
-	 * movable, so the migration core may try its lock meanwhile.
-	 */
-	lock_page(page);
-	spin_lock_irqsave(&pool->lock, flags);
+	spin_lock(&pool->lock);
 	if (pool->dying) {
 		ret = -ENODEV;
 	} else {
-		mp_attach(pool, page, owner, index);
+		mp_attach(pool, page, owner, index, MP_LISTED);
 		list_add_tail(&page->lru, &pool->pages);
 		pool->stats.pages++;
 		pool->stats.allocated++;
 	}
-	spin_unlock_irqrestore(&pool->lock, flags);
-	unlock_page(page);
+	spin_unlock(&pool->lock);
 	return ret;
 }
 
@@ -722,102 +800,110 @@ static bool mp_refuse_atomic(const char *what)
 	return true;
 }
 
+/*
+ * Start letting go of @page for a free of @pool: MP_LEAVING for a listed
+ * page (the caller takes it off the list), MP_FREED for one the VM holds
+ * (the VM hands it back). Waits for a migration under way to end. Returns
+ * the state it moved the page from, or MP_GONE with the reason warned
+ * about (@pool is named only when the page shows it is alive).
+ */
+static enum mp_state mp_begin_free(struct movable_pool *pool,
+				   struct page *page)
+{
+	unsigned long *word = mp_page_word(page), old;
+	enum mp_state state, to;
+	bool ours;
+
+	for (;;) {
+		rcu_read_lock();
+		ours = mp_vm_pool(page) == pool;
+		rcu_read_unlock();
+		old = READ_ONCE(*word);
+		state = mp_state(old);
+		if (!ours || !(BIT(state) & (MP_IN_POOL | BIT(MP_MIGRATING))))
+			break;
+		if (state == MP_MIGRATING) {
+			wait_var_event(word, mp_state(READ_ONCE(*word)) != MP_MIGRATING);
+			continue;
+		}
+		if (state == MP_NEW) {
+			/* allocated in an interrupt: list it first */
+			mp_lock(pool);
+			spin_unlock(&pool->lock);
+			if (mp_state(READ_ONCE(*word)) == MP_NEW)
+				break;	/* a migration's dst: not the driver's */
+			continue;
+		}
+		if (mp_pins(old)) {
+			mp_misuse(pool, "%s: freeing page %lx while it is pinned\n",
+				  pool->name, page_to_pfn(page));
+			return MP_GONE;
+		}
+		to = state == MP_LISTED ? MP_LEAVING : MP_FREED;
+		if (cmpxchg(word, old, mp_with_state(old, to)) == old)
+			return state;
+	}
+	/* a page of no pool, or freed: @pool may be gone too */
+	mp_misuse(NULL, "freeing page %lx that is not in this pool\n",
+		  page_to_pfn(page));
+	return MP_GONE;
+}
+
 void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 {
-	unsigned long flags;
-	int ret;
+	enum mp_state from;
 
 	if (!pool || !page || mp_refuse_atomic("freeing a page"))
 		return;
-
-	lock_page(page);
-	if (mp_page_pool(page) != pool) {
-		unlock_page(page);
-		/* a page of no pool, or freed: @pool may be gone too */
-		mp_misuse(NULL, "freeing page %lx that is not in this pool\n",
-			  page_to_pfn(page));
+	from = mp_begin_free(pool, page);
+	if (from == MP_GONE)
 		return;
-	}
-	/* ours and locked: destroy waits for this lock, so @pool lives */
+	/* leaving the pool: destroy waits for it, so @pool lives */
 	if (mp_page_user_mapped(page))
 		mp_misuse(pool, "%s: freeing page %lx mapped by vm_insert_page()?\n",
 			  pool->name, page_to_pfn(page));
+	mp_lock(pool);
+	mp_count_gone(pool);
+	if (from == MP_LISTED)
+		list_del(&page->lru);
+	else
+		pool->stats.freed_isolated++;
+	spin_unlock(&pool->lock);
 	/* no user PTE may outlive the page's time in the pool */
 	mp_zap(pool, mp_page_index(page));
-	spin_lock_irqsave(&pool->lock, flags);
-	ret = mp_forget(pool, page);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	if (ret < 0)
-		mp_misuse(pool, "%s: freeing page %lx while it is pinned\n",
-			  pool->name, page_to_pfn(page));
-	unlock_page(page);
-	if (ret > 0)
+	if (from == MP_LISTED) {
+		mp_detach_own(pool, page);
 		put_page(page);
+	}
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_free_page);
 
 /*
- * Lock the pages of @pages that can leave @pool at once (ours, not
- * pinned, isolated or mapped outside the pool) and gather them, zapped,
- * at the front. Returns how many.
+ * Move the pages of @pages that can leave @pool at once (listed, unpinned,
+ * not mapped outside the pool) to MP_LEAVING, and gather them at the
+ * front. Returns how many.
  */
 static unsigned int mp_gather_idle(struct movable_pool *pool,
 				   struct page **pages, unsigned int nr)
 {
 	unsigned int i, n = 0;
 	struct page *page;
+	bool ours;
 
 	for (i = 0; i < nr; i++) {
 		page = pages[i];
-		/* a second entry of a gathered page fails the trylock */
-		if (!page || !trylock_page(page))
+		if (!page)
 			continue;
-		if (mp_page_pool(page) == pool &&
-		    !(READ_ONCE(*mp_page_word(page)) & (MP_PINS | MP_ISOLATED)) &&
-		    !mp_page_user_mapped(page)) {
-			mp_zap(pool, mp_page_index(page));
-			pages[i] = pages[n];
-			pages[n++] = page;
-		} else {
-			unlock_page(page);
-		}
-	}
-	return n;
-}
-
-/*
- * Take the @n gathered pages off @pool's books under one lock; those
- * pinned since they were gathered stay (unlocked, their slots cleared).
- * The others are left locked, marked MP_GONE_BATCH, at the front of
- * @pages. Returns how many.
- */
-static unsigned int mp_forget_gathered(struct movable_pool *pool,
-				       struct page **pages, unsigned int n)
-{
-	unsigned int i, kept = 0;
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	for (i = 0; i < n; i++) {
-		if (mp_forget(pool, pages[i]) < 0)
-			kept++;
-		else
-			WRITE_ONCE(*mp_page_word(pages[i]), MP_GONE_BATCH);
-	}
-	spin_unlock_irqrestore(&pool->lock, flags);
-	if (!kept)
-		return n;
-	/* locked and listed: destroy waits for them, so @pool lives */
-	mp_misuse(pool, "%s: freeing %u pages while they are pinned\n",
-		  pool->name, kept);
-	for (i = 0; i < n; ) {
-		if (READ_ONCE(*mp_page_word(pages[i])) == MP_GONE_BATCH) {
-			i++;
+		rcu_read_lock();
+		ours = mp_vm_pool(page) == pool;
+		rcu_read_unlock();
+		/* a second entry of a gathered page finds it MP_LEAVING */
+		if (!ours || mp_page_user_mapped(page) ||
+		    !mp_moved(mp_move_state(page, BIT(MP_LISTED), true,
+					    MP_LEAVING), BIT(MP_LISTED), true))
 			continue;
-		}
-		unlock_page(pages[i]);
-		pages[i] = pages[--n];
-		pages[n] = NULL;
+		pages[i] = pages[n];
+		pages[n++] = page;
 	}
 	return n;
 }
@@ -832,22 +918,29 @@ static int mp_cmp_ptr(const void *a, const void *b)
 
 /*
  * Clear the entries of @pages[@n..@nr) that repeat a page: one the batch
- * is freeing (the first @n, MP_GONE_BATCH while locked) or another entry.
+ * let go of (the first @n, MP_LEAVING and still ours) or another entry.
  * Returns how many.
  */
-static unsigned int mp_drop_repeats(struct page **pages, unsigned int n,
+static unsigned int mp_drop_repeats(struct movable_pool *pool,
+				    struct page **pages, unsigned int n,
 				    unsigned int nr)
 {
 	unsigned int i, repeats = 0;
+	bool ours;
 
 	for (i = n; i < nr; i++) {
-		if (pages[i] &&
-		    READ_ONCE(*mp_page_word(pages[i])) == MP_GONE_BATCH) {
+		if (!pages[i])
+			continue;
+		rcu_read_lock();
+		ours = mp_vm_pool(pages[i]) == pool;
+		rcu_read_unlock();
+		if (ours &&
+		    mp_state(READ_ONCE(*mp_page_word(pages[i]))) == MP_LEAVING) {
 			pages[i] = NULL;
 			repeats++;
 		}
 	}
-	/* the rest wait one by one; rarely more than a few */
+	/* the rest go one by one; rarely more than a few */
 	sort(pages + n, nr - n, sizeof(*pages), mp_cmp_ptr, NULL);
 	for (i = n + 1; i < nr; i++) {
 		if (pages[i] && pages[i] == pages[i - 1]) {
@@ -866,21 +959,23 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 	if (!pool || !pages || mp_refuse_atomic("freeing pages"))
 		return;
 	n = mp_gather_idle(pool, pages, nr);
-	if (n)
-		n = mp_forget_gathered(pool, pages, n);
-	repeats = mp_drop_repeats(pages, n, nr);
+	repeats = mp_drop_repeats(pool, pages, n, nr);
+	if (n) {
+		mp_lock(pool);
+		for (i = 0; i < n; i++) {
+			list_del(&pages[i]->lru);
+			mp_count_gone(pool);
+		}
+		spin_unlock(&pool->lock);
+	}
 	for (i = 0; i < n; i++) {
-		WRITE_ONCE(*mp_page_word(pages[i]), MP_GONE);
-		unlock_page(pages[i]);
+		mp_zap(pool, mp_page_index(pages[i]));
+		mp_detach_own(pool, pages[i]);
 	}
 	release_pages(pages, n);
 	if (repeats)
 		mp_misuse(NULL, "freeing %u pages twice in one batch\n", repeats);
-	/*
-	 * Then, holding no page lock (never wait for one while holding
-	 * others), pages the migration core is busy with and pages to warn
-	 * about, one by one.
-	 */
+	/* pages the VM holds, and pages to warn about, one by one */
 	for (i = n; i < nr; i++)
 		movable_pool_free_page(pool, pages[i]);
 }
@@ -888,13 +983,16 @@ EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_free_pages);
 
 /*
  * Under pool->lock: move up to @nr idle pages of @pool (of @owner only,
- * unless @any) to @pages (locked, off the books), and the busy ones and
- * other owners' passed over to the back of the list.
+ * unless @any) to MP_LEAVING and to @pages, and the busy ones and other
+ * owners' passed over to the back of the list. On 5.10 the pages taken are
+ * locked (mp_vm_detach_locks()); only tried, so the caller may hold the
+ * lock its routine takes.
  */
 static unsigned int mp_take_locked(struct movable_pool *pool, bool any,
 				   void *owner, struct page **pages,
 				   unsigned int nr)
 {
+	bool lock = mp_vm_detach_locks();
 	unsigned int n = 0, skipped = 0;
 	struct page *page, *next;
 	LIST_HEAD(busy);
@@ -903,17 +1001,22 @@ static unsigned int mp_take_locked(struct movable_pool *pool, bool any,
 	list_for_each_entry_safe(page, next, &pool->pages, lru) {
 		if (n == nr || skipped == MP_TAKE_SKIP_MAX)
 			break;
-		/* only tried: the page lock ranks above ours (see the top) */
 		if ((!any && (void *)page_private(page) != owner) ||
-		    (*mp_page_word(page) & MP_PINS) || !trylock_page(page)) {
+		    (lock && !trylock_page(page))) {
+			list_move_tail(&page->lru, &busy);
+			skipped++;
+			continue;
+		}
+		if (!mp_moved(mp_move_state(page, BIT(MP_LISTED), true,
+					    MP_LEAVING), BIT(MP_LISTED), true)) {
+			if (lock)
+				unlock_page(page);
 			list_move_tail(&page->lru, &busy);
 			skipped++;
 			continue;
 		}
 		pages[n++] = page;
 		list_del(&page->lru);
-		/* not the pool's from now on: pins and faults find it gone */
-		*mp_page_word(page) |= MP_FREED;
 		mp_count_gone(pool);
 	}
 	list_splice_tail(&busy, &pool->pages);
@@ -923,24 +1026,20 @@ static unsigned int mp_take_locked(struct movable_pool *pool, bool any,
 static unsigned int mp_take(struct movable_pool *pool, bool any, void *owner,
 			    struct page **pages, unsigned int nr)
 {
-	unsigned long flags;
 	unsigned int i, n;
 
 	if (!pool || !pages)
 		return 0;
-	spin_lock_irqsave(&pool->lock, flags);
+	mp_lock(pool);
 	n = mp_take_locked(pool, any, owner, pages, nr);
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock(&pool->lock);
 
-	/* a racing fault waits for the page lock, then finds no page */
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		mp_zap(pool, mp_page_index(pages[i]));
-	spin_lock_irqsave(&pool->lock, flags);
-	for (i = 0; i < n; i++)
 		mp_detach(pool, pages[i]);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	for (i = 0; i < n; i++)
-		unlock_page(pages[i]);
+		if (mp_vm_detach_locks())
+			unlock_page(pages[i]);
+	}
 	return n;
 }
 
@@ -961,68 +1060,78 @@ EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_take_owner_pages);
 
 int movable_pool_pin(struct page *page)
 {
+	unsigned long *word, old, seen;
 	struct movable_pool *pool;
-	unsigned long *word, flags;
-	int ret = 0;
+	int ret = -EINVAL;
 
-	/* the pool outlives this section even if destroy lets the page go */
+	/* the pool outlives this section even if the page leaves it */
 	rcu_read_lock();
-	pool = page ? mp_page_pool(page) : NULL;
-	if (!pool) {
-		rcu_read_unlock();
-		mp_misuse(NULL, "pinning a page that is not in a pool\n");
-		return -EINVAL;
-	}
+	pool = page ? mp_vm_pool(page) : NULL;
+	if (!pool)
+		goto out;
 	word = mp_page_word(page);
-	spin_lock_irqsave(&pool->lock, flags);
-	if (mp_page_pool(page) != pool || (*word & MP_MIGRATING)) {
-		pool->stats.pin_busy++;
-		ret = -EAGAIN;
-	} else if (mp_pins(*word) == MOVABLE_POOL_MAX_PINS) {
-		ret = -EBUSY;
-	} else {
-		if (!mp_pins(*word))
-			pool->stats.pinned++;
-		*word += MP_ONE_PIN;
+	for (old = READ_ONCE(*word); ; old = seen) {
+		if (mp_state(old) == MP_MIGRATING) {
+			ret = -EAGAIN;
+			break;
+		}
+		if (!(MP_IN_POOL & BIT(mp_state(old))))
+			break;
+		if (mp_pins(old) == MOVABLE_POOL_MAX_PINS) {
+			ret = -EBUSY;
+			break;
+		}
+		seen = cmpxchg(word, old, old + MP_ONE_PIN);
+		if (seen == old) {
+			ret = 0;
+			break;
+		}
 	}
-	spin_unlock_irqrestore(&pool->lock, flags);
-	if (ret == -EAGAIN)
+	if (!ret && !mp_pins(old))
+		atomic_long_inc(&pool->pinned);
+	if (ret == -EAGAIN) {
+		atomic_long_inc(&pool->pin_busy);
 		trace_movable_pool_pin_busy(pool->id, page_to_pfn(page));
+	}
 	if (ret == -EBUSY)
 		mp_misuse(pool, "%s: page %lx pinned %lu times\n", pool->name,
 			  page_to_pfn(page), MOVABLE_POOL_MAX_PINS);
+out:
 	rcu_read_unlock();
+	if (ret == -EINVAL)
+		mp_misuse(NULL, "pinning a page that is not in a pool\n");
 	return ret;
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_pin);
 
 void movable_pool_unpin(struct page *page)
 {
+	unsigned long *word, old, seen;
 	struct movable_pool *pool;
-	unsigned long *word, flags;
-	bool underflow = false;
+	bool done = false;
 
 	rcu_read_lock();	/* as in movable_pool_pin() */
-	pool = page ? mp_page_pool(page) : NULL;
-	if (!pool) {
-		rcu_read_unlock();
-		mp_misuse(NULL, "unpinning a page that is not in a pool\n");
-		return;
+	pool = page ? mp_vm_pool(page) : NULL;
+	if (pool) {
+		word = mp_page_word(page);
+		for (old = READ_ONCE(*word); ; old = seen) {
+			if (!(MP_IN_POOL & BIT(mp_state(old))) || !mp_pins(old))
+				break;
+			seen = cmpxchg(word, old, old - MP_ONE_PIN);
+			if (seen == old) {
+				done = true;
+				break;
+			}
+		}
 	}
-	word = mp_page_word(page);
-	spin_lock_irqsave(&pool->lock, flags);
-	if (mp_page_pool(page) != pool || !mp_pins(*word)) {
-		underflow = true;
-	} else {
-		*word -= MP_ONE_PIN;
-		if (!mp_pins(*word))
-			pool->stats.pinned--;
-	}
-	spin_unlock_irqrestore(&pool->lock, flags);
-	if (underflow)
+	if (done && mp_pins(old) == 1)
+		atomic_long_dec(&pool->pinned);
+	if (pool && !done)
 		mp_misuse(pool, "%s: unpin of page %lx without a pin\n",
 			  pool->name, page_to_pfn(page));
 	rcu_read_unlock();
+	if (!pool)
+		mp_misuse(NULL, "unpinning a page that is not in a pool\n");
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_unpin);
 
@@ -1031,32 +1140,6 @@ void movable_pool_copy_page(struct page *dst, struct page *src)
 	copy_highpage(dst, src);
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_copy_page);
-
-/*
- * Lock @page for a fault, as filemap_fault() locks a folio: where the fault
- * may be retried, never wait for the page lock under mmap_lock (the
- * routine runs under it and takes the driver's lock). Returns 0 with the
- * page locked, or VM_FAULT_RETRY (with mmap_lock dropped unless the fault
- * asked us not to wait at all).
- */
-static vm_fault_t mp_lock_page_for_fault(struct page *page,
-					 struct vm_fault *vmf)
-{
-	if (trylock_page(page))
-		return 0;
-	if (!fault_flag_allow_retry_first(vmf->flags)) {
-		lock_page(page);	/* a retried fault: filemap waits too */
-		return 0;
-	}
-	if (!(vmf->flags & FAULT_FLAG_RETRY_NOWAIT)) {
-		get_page(page);	/* the caller's reference may go with the lock */
-		mp_release_fault_lock(vmf);
-		mp_wait_on_page_locked(page,
-				       vmf->flags & FAULT_FLAG_KILLABLE);
-		put_page(page);
-	}
-	return VM_FAULT_RETRY;
-}
 
 /*
  * The pool of @file, set up with movable_pool_open(), with a live
@@ -1081,42 +1164,77 @@ static struct movable_pool *mp_file_pool(struct file *file)
 }
 
 /*
- * A page found gone by a fault (@word is its word, under its lock). Once
- * per fault that looked it up before it moved or was freed is right; over
- * and over means the driver keeps handing it out.
+ * Wait for @page's migration to end, as filemap_fault() waits for a
+ * folio: where the fault may be retried, without the fault's lock (the
+ * routine takes the driver's lock). Returns VM_FAULT_RETRY, or 0 if the
+ * fault may not be retried and waited holding its lock.
+ */
+static vm_fault_t mp_fault_wait(struct page *page, struct vm_fault *vmf)
+{
+	unsigned long *word = mp_page_word(page);
+
+	if (!fault_flag_allow_retry_first(vmf->flags)) {
+		wait_var_event(word, mp_state(READ_ONCE(*word)) != MP_MIGRATING);
+		return 0;
+	}
+	if (!(vmf->flags & FAULT_FLAG_RETRY_NOWAIT)) {
+		get_page(page);	/* the caller's reference may go with the lock */
+		mp_release_fault_lock(vmf);
+		if (vmf->flags & FAULT_FLAG_KILLABLE)
+			wait_var_event_killable(word, mp_state(READ_ONCE(*word)) !=
+						MP_MIGRATING);
+		else
+			wait_var_event(word, mp_state(READ_ONCE(*word)) !=
+				       MP_MIGRATING);
+		put_page(page);
+	}
+	return VM_FAULT_RETRY;
+}
+
+/*
+ * A page the fault found gone (@word is its word). Once per fault that
+ * looked it up before it moved or was freed is right; over and over means
+ * the driver keeps handing it out.
  */
 static bool mp_stale_fault(unsigned long *word)
 {
-	if (FIELD_GET(MP_INDEX, *word) >= MP_STALE_FAULTS)
-		return true;
-	WRITE_ONCE(*word, *word + 1);
-	return false;
+	unsigned long old = READ_ONCE(*word);
+
+	while ((old & ~MP_INDEX) == MP_GONE_WORD) {
+		if (FIELD_GET(MP_INDEX, old) >= MP_STALE_FAULTS)
+			return true;
+		if (cmpxchg(word, old, old + 1) == old)
+			return false;
+		old = READ_ONCE(*word);
+	}
+	return false;	/* reused meanwhile: the driver looks again */
 }
 
-/* Map @page (locked) for @vmf, if it is still the page of @pool there. */
-static vm_fault_t mp_insert_locked(struct movable_pool *pool,
-				   struct vm_fault *vmf, struct page *page)
+/*
+ * Whether @page may be mapped for @vmf: its state and pool as read once,
+ * the page's index. Warns about what only a driver bug explains.
+ */
+static vm_fault_t mp_fault_check(struct movable_pool *pool,
+				 struct vm_fault *vmf, struct page *page,
+				 unsigned long word, struct movable_pool *owner)
 {
-	struct movable_pool *owner = mp_vm_pool(page);
-	unsigned long *word = mp_page_word(page);
 	pgoff_t index;
 
-	if (owner == pool) {
-		/* freed since the lookup; the VM still holds it */
-		if (*word & MP_FREED)
-			return VM_FAULT_NOPAGE;
-		index = mp_page_index(page);
+	if (owner == pool && (MP_IN_POOL & BIT(mp_state(word)))) {
+		index = FIELD_GET(MP_INDEX, word);
 		if (index == vmf->pgoff)
-			return vmf_insert_pfn(vmf->vma, vmf->address,
-					      page_to_pfn(page));
+			return 0;
 		/* elsewhere, nothing would zap it before the page moves */
 		mp_misuse(pool, "%s: page of index %lx mapped at offset %lx\n",
 			  pool->name, index, vmf->pgoff);
 		return VM_FAULT_SIGBUS;
 	}
-	if (!owner && (*word & ~MP_INDEX) == MP_GONE) {
+	/* freed since the lookup; the VM still holds it */
+	if (owner == pool && mp_state(word) == MP_FREED)
+		return VM_FAULT_NOPAGE;
+	if ((word & ~MP_INDEX) == MP_GONE_WORD) {
 		/* moved or freed since the lookup: the driver looks again */
-		if (!mp_stale_fault(word))
+		if (!mp_stale_fault(mp_page_word(page)))
 			return VM_FAULT_NOPAGE;
 		mp_misuse(pool, "%s: page %lx left the pool, yet faults keep mapping it\n",
 			  pool->name, page_to_pfn(page));
@@ -1125,6 +1243,41 @@ static vm_fault_t mp_insert_locked(struct movable_pool *pool,
 	mp_misuse(pool, "%s: fault on page %lx of %s\n", pool->name,
 		  page_to_pfn(page), owner ? "another pool" : "no pool");
 	return VM_FAULT_SIGBUS;
+}
+
+/* Map @page for @vmf, if it is still the page of @pool there. */
+static vm_fault_t mp_fault_insert(struct movable_pool *pool,
+				  struct vm_fault *vmf, struct page *page)
+{
+	unsigned long *word = mp_page_word(page), seen;
+	struct movable_pool *owner;
+	vm_fault_t ret;
+
+	for (;;) {
+		rcu_read_lock();
+		owner = mp_vm_pool(page);
+		rcu_read_unlock();
+		seen = READ_ONCE(*word);
+		if (owner != pool || mp_state(seen) != MP_MIGRATING)
+			break;
+		ret = mp_fault_wait(page, vmf);
+		if (ret)
+			return ret;
+	}
+	ret = mp_fault_check(pool, vmf, page, seen, owner);
+	if (ret)
+		return ret;
+	ret = vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(page));
+	/*
+	 * Pairs with the cmpxchg() that took the page out of the pool before
+	 * its zap: if the page left, take back what was just inserted.
+	 */
+	smp_mb();
+	if (!(MP_IN_POOL & BIT(mp_state(READ_ONCE(*word))))) {
+		mp_zap(pool, vmf->pgoff);
+		return VM_FAULT_NOPAGE;
+	}
+	return ret;
 }
 
 /* The checks of movable_pool_insert_pfn() on @pool (alive) and the VMA. */
@@ -1158,14 +1311,8 @@ vm_fault_t movable_pool_insert_pfn(struct movable_pool *pool,
 	}
 	if (!live)
 		return VM_FAULT_SIGBUS;	/* destroyed: as a device unplugged */
-	if (mp_fault_ok(live, pool, vmf->vma)) {
-		/* the page lock orders us against the zap before a move or a free */
-		ret = mp_lock_page_for_fault(page, vmf);
-		if (!ret) {
-			ret = mp_insert_locked(live, vmf, page);
-			unlock_page(page);
-		}
-	}
+	if (mp_fault_ok(live, pool, vmf->vma))
+		ret = mp_fault_insert(live, vmf, page);
 	mp_put(live);
 	return ret;
 }
@@ -1309,6 +1456,7 @@ struct movable_pool *movable_pool_create(const char *name,
 	strscpy(pool->name, name, strlen(name) + 1);
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->pages);
+	init_llist_head(&pool->deferred);
 	init_waitqueue_head(&pool->drained);
 	init_completion(&pool->no_users);
 	pool->ops = ops;
@@ -1321,8 +1469,10 @@ struct movable_pool *movable_pool_create(const char *name,
 		ret = PTR_ERR(pool->inode);
 		goto err_ref;
 	}
+	ret = mp_vm_init(&pool->vm, pool->inode, pool, offline);
+	if (ret)
+		goto err_inode;
 	pool->inode->i_private = pool;
-	mp_vm_init(&pool->vm, pool->inode, pool, offline);
 
 	/* an id keeps directories unique when drivers reuse a name */
 	pool->id = atomic_inc_return(&mp_pool_ids);
@@ -1332,6 +1482,8 @@ struct movable_pool *movable_pool_create(const char *name,
 			    &mp_stats_fops);
 	return pool;
 
+err_inode:
+	mp_inode_put(pool->inode);
 err_ref:
 	percpu_ref_exit(&pool->users);
 err_free:
@@ -1340,104 +1492,82 @@ err_free:
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_create);
 
-/* Get a reference on the first page on the pool's list, or NULL. */
-static struct page *mp_first_page(struct movable_pool *pool)
-{
-	struct page *page;
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	page = list_first_entry_or_null(&pool->pages, struct page, lru);
-	if (page)
-		get_page(page);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	return page;
-}
-
 static bool mp_none_isolated(struct movable_pool *pool)
 {
-	unsigned long flags;
 	bool none;
 
 	/* under the lock: the last waker still holds it while waking us */
-	spin_lock_irqsave(&pool->lock, flags);
+	spin_lock(&pool->lock);
 	none = !pool->stats.isolated;
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock(&pool->lock);
 	return none;
 }
 
-/* What destroy did with a page it found on the list. */
-enum mp_left {
-	MP_LEFT_GONE,		/* it had left the list meanwhile */
-	MP_LEFT_FREED,		/* freed: the driver forgot it */
-	MP_LEFT_PINNED,		/* pinned: let go of, never freed */
-	MP_LEFT_STRANGER,	/* freed; the kernel never made it movable */
-	MP_LEFT_KINDS
-};
-
 /*
- * Let go of a page (locked) that destroy found first on the list. Every
- * page there is the pool's and none is isolated, so each goes: one that
- * does not lead back to the pool (the kernel never made it movable) too,
- * so that the drain cannot spin on it. A pinned page is in use by a
- * device, so it is detached but never freed: it leaks, with a warning.
+ * Take the first page off @pool's list into MP_LEAVING, with @pins its pin
+ * count then; NULL once the list is empty. Every page there is the pool's
+ * and none is isolated, so each goes, pinned or not; one that never led
+ * back to the pool (a kernel that did not make it movable) too, so that
+ * the drain cannot spin on it.
  */
-static enum mp_left mp_destroy_page(struct movable_pool *pool,
-				    struct page *page)
+static struct page *mp_destroy_next(struct movable_pool *pool,
+				    unsigned long *pins)
 {
-	bool ours = mp_page_pool(page) == pool;
-	enum mp_left left = MP_LEFT_FREED;
-	unsigned long flags;
+	struct page *page;
+	unsigned long old;
 
-	mp_zap(pool, mp_page_index(page));
-	spin_lock_irqsave(&pool->lock, flags);
-	/* a free racing destroy may have taken it first (a driver bug) */
-	if (list_first_entry_or_null(&pool->pages, struct page, lru) != page) {
-		spin_unlock_irqrestore(&pool->lock, flags);
-		return MP_LEFT_GONE;
+	mp_lock(pool);
+	page = list_first_entry_or_null(&pool->pages, struct page, lru);
+	if (page) {
+		old = mp_move_state(page, BIT(MP_LISTED), false, MP_LEAVING);
+		*pins = mp_pins(old);
+		if (*pins)
+			atomic_long_dec(&pool->pinned);
+		list_del(&page->lru);
+		mp_count_gone(pool);
 	}
-	list_del(&page->lru);
-	mp_count_gone(pool);
-	if (ours && mp_pins(*mp_page_word(page))) {
-		pool->stats.pinned--;
-		left = MP_LEFT_PINNED;
-	}
-	if (ours) {
-		mp_detach(pool, page);
-	} else {
-		/* not movable: mp_vm_detach() has only the type to undo */
-		mp_vm_untype(page, &pool->vm);
-		set_page_private(page, 0);
-		WRITE_ONCE(*mp_page_word(page), MP_GONE);
-		left = MP_LEFT_STRANGER;
-	}
-	spin_unlock_irqrestore(&pool->lock, flags);
-	if (left != MP_LEFT_PINNED)
-		put_page(page);		/* the pool's reference */
-	return left;
+	spin_unlock(&pool->lock);
+	return page;
 }
 
-/* Let go of every page on the list; warn about those the driver left. */
+/*
+ * Let go of every page on the list; warn about those the driver left. A
+ * pinned page is in use by a device, so it is detached but never freed:
+ * it leaks, with a warning.
+ */
 static void mp_destroy_pages(struct movable_pool *pool)
 {
-	unsigned long left[MP_LEFT_KINDS] = {};
+	unsigned long freed = 0, pinned = 0, strangers = 0, pins;
 	struct page *page;
 
-	while ((page = mp_first_page(pool))) {
-		lock_page(page);
-		left[mp_destroy_page(pool, page)]++;
-		unlock_page(page);
-		put_page(page);
+	while ((page = mp_destroy_next(pool, &pins))) {
+		mp_zap(pool, mp_page_index(page));
+		if (mp_vm_pool(page) != pool) {
+			/* not movable: it has only its fields and type to undo */
+			strangers++;
+			set_page_private(page, 0);
+			WRITE_ONCE(*mp_page_word(page), MP_GONE_WORD);
+			mp_vm_untype(page, &pool->vm);
+		} else {
+			if (pins)
+				pinned++;
+			else
+				freed++;
+			mp_detach_own(pool, page);
+		}
+		if (!pins)
+			put_page(page);		/* the pool's reference */
+		cond_resched();
 	}
-	if (left[MP_LEFT_FREED])
+	if (freed)
 		mp_misuse(pool, "%s: destroyed with %lu pages not freed\n",
-			  pool->name, left[MP_LEFT_FREED]);
-	if (left[MP_LEFT_PINNED])
+			  pool->name, freed);
+	if (pinned)
 		mp_misuse(pool, "%s: destroyed with %lu pages pinned; leaking them\n",
-			  pool->name, left[MP_LEFT_PINNED]);
-	if (left[MP_LEFT_STRANGER])
+			  pool->name, pinned);
+	if (strangers)
 		mp_misuse(pool, "%s: %lu pages were never made movable\n",
-			  pool->name, left[MP_LEFT_STRANGER]);
+			  pool->name, strangers);
 }
 
 /* Let go of the pool's address_space, unless files still map it blindly. */
@@ -1459,8 +1589,6 @@ static void mp_destroy_inode(struct movable_pool *pool)
 
 void movable_pool_destroy(struct movable_pool *pool)
 {
-	unsigned long flags;
-
 	if (!pool)
 		return;
 	if (mp_atomic()) {
@@ -1469,9 +1597,9 @@ void movable_pool_destroy(struct movable_pool *pool)
 		return;
 	}
 
-	spin_lock_irqsave(&pool->lock, flags);
+	spin_lock(&pool->lock);
 	pool->dying = true;
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock(&pool->lock);
 	/* new allocations, opens and faults fail; wait for those under way */
 	percpu_ref_kill(&pool->users);
 	wait_for_completion(&pool->no_users);
@@ -1481,6 +1609,7 @@ void movable_pool_destroy(struct movable_pool *pool)
 	mp_destroy_pages(pool);
 	debugfs_remove_recursive(pool->debugfs);
 	mp_destroy_inode(pool);
+	mp_vm_exit(&pool->vm);
 	percpu_ref_exit(&pool->users);
 	/* pin and unpin may still be looking at it (see the top) */
 	kfree_rcu(pool, rcu);
@@ -1502,13 +1631,27 @@ EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_mapping);
 void movable_pool_get_stats(struct movable_pool *pool,
 			    struct movable_pool_stats *stats)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	*stats = pool->stats;
-	spin_unlock_irqrestore(&pool->lock, flags);
+	/* pool->lock is never taken in interrupts: read without it there */
+	if (in_interrupt()) {
+		memcpy(stats, &pool->stats, sizeof(*stats));
+	} else {
+		mp_lock(pool);
+		*stats = pool->stats;
+		spin_unlock(&pool->lock);
+	}
+	stats->pinned = atomic_long_read(&pool->pinned);
+	stats->pin_busy = atomic_long_read(&pool->pin_busy);
+	stats->misuse = atomic_long_read(&pool->misuse);
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_get_stats);
+
+#if IS_ENABLED(CONFIG_MOVABLE_POOL_KUNIT_TEST)
+const struct mp_kunit_callbacks mp_kunit_callbacks = {
+	.isolate = mp_isolate_page,
+	.migrate = mp_migrate_page,
+	.putback = mp_putback_page,
+};
+#endif
 
 static int __init movable_pool_init(void)
 {

@@ -46,7 +46,12 @@ static void mp_putback_page(struct page *page);
 
 #if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE
 
-/* 5.10: the pool's address_space is what the VM calls. */
+/*
+ * 5.10: the pool's address_space is what the VM calls. ->mapping leads to
+ * the inode, which goes with the pool, so it is cleared when a page leaves:
+ * __ClearPageMovable() wants the page lock for that, the one the library
+ * takes itself on this kernel (mp_vm_detach_locks()).
+ */
 struct mp_vm {
 	struct address_space *mapping;
 	bool offline;
@@ -65,19 +70,17 @@ static const struct address_space_operations mp_aops = {
 	.putback_page	= mp_putback_page,
 };
 
-static inline void mp_vm_init(struct mp_vm *vm, struct inode *inode,
-			      void *pool, bool offline)
+static inline int mp_vm_init(struct mp_vm *vm, struct inode *inode,
+			     void *pool, bool offline)
 {
 	inode->i_mapping->a_ops = &mp_aops;
 	vm->mapping = inode->i_mapping;
 	vm->offline = offline;
+	return 0;
 }
 
-static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
+static inline void mp_vm_exit(struct mp_vm *vm)
 {
-	if (vm->offline)
-		__SetPageOffline(page);
-	__SetPageMovable(page, vm->mapping);
 }
 
 /* The pool of a page marked by mp_vm_attach(), or NULL; any page. */
@@ -91,33 +94,101 @@ static inline void *mp_vm_pool(struct page *page)
 	as = (struct address_space *)(mapping & ~PAGE_MAPPING_FLAGS);
 	if (!as || as->a_ops != &mp_aops)
 		return NULL;
-	return as->host->i_private;
+	return READ_ONCE(as->host->i_private);
+}
+
+static inline void *mp_vm_movable_ops(struct mp_vm *vm)
+{
+	return vm->mapping;
+}
+
+static inline bool mp_vm_detach_locks(void)
+{
+	return true;
+}
+
+/* A page that left a pool: ->mapping was cleared. */
+static inline bool mp_vm_slot_page(struct page *page)
+{
+	return false;
+}
+
+/* The page allocator refuses a freed page that still has a type. */
+static inline void mp_vm_untype(struct page *page, struct mp_vm *vm)
+{
+	if (vm->offline && PageOffline(page))
+		__ClearPageOffline(page);
+}
+
+/* @page (locked) no longer leads to a pool. */
+static inline void mp_vm_detach(struct page *page, struct mp_vm *vm)
+{
+	__ClearPageMovable(page);
+	mp_vm_untype(page, vm);
 }
 
 #elif KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
 
-/* 6.0-6.16: a per-pool copy of the ops leads from the page to its pool. */
-struct mp_vm {
+/*
+ * 6.0-6.16: a per-pool copy of the ops leads from the page to its pool.
+ * The migration core reads ->mapping twice under the page lock, so the
+ * library cannot clear it without that lock: a page that leaves the pool
+ * keeps it, its word says it is gone, and the page allocator clears it
+ * when the page is freed. So the ops a page may still lead to are never
+ * freed while the library is loaded: a destroyed pool's slot is reused by
+ * a later pool (whose callbacks then find such a page gone, by its word).
+ */
+struct mp_vm_slot {
 	struct movable_operations mops;
-	void *pool;
+	void *pool;			/* NULL while the slot is free */
+	struct list_head all;		/* mp_vm_slots */
+	struct list_head free;		/* mp_vm_free_slots, while free */
+};
+
+struct mp_vm {
+	struct mp_vm_slot *slot;
 	bool offline;
 };
 
-static inline void mp_vm_init(struct mp_vm *vm, struct inode *inode,
-			      void *pool, bool offline)
+static LIST_HEAD(mp_vm_slots);
+static LIST_HEAD(mp_vm_free_slots);
+static DEFINE_MUTEX(mp_vm_slots_lock);
+
+static inline int mp_vm_init(struct mp_vm *vm, struct inode *inode,
+			     void *pool, bool offline)
 {
-	vm->mops.isolate_page = mp_isolate_page;
-	vm->mops.migrate_page = mp_migrate_page;
-	vm->mops.putback_page = mp_putback_page;
-	vm->pool = pool;
+	struct mp_vm_slot *slot;
+
+	mutex_lock(&mp_vm_slots_lock);
+	slot = list_first_entry_or_null(&mp_vm_free_slots, struct mp_vm_slot,
+					free);
+	if (slot) {
+		list_del(&slot->free);
+	} else {
+		slot = kzalloc(sizeof(*slot), GFP_KERNEL);
+		if (slot) {
+			slot->mops.isolate_page = mp_isolate_page;
+			slot->mops.migrate_page = mp_migrate_page;
+			slot->mops.putback_page = mp_putback_page;
+			list_add(&slot->all, &mp_vm_slots);
+		}
+	}
+	mutex_unlock(&mp_vm_slots_lock);
+	if (!slot)
+		return -ENOMEM;
+	WRITE_ONCE(slot->pool, pool);
+	vm->slot = slot;
 	vm->offline = offline;
+	return 0;
 }
 
-static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
+/* The pool is gone; pages that still lead to the slot are all gone too. */
+static inline void mp_vm_exit(struct mp_vm *vm)
 {
-	if (vm->offline)
-		__SetPageOffline(page);
-	__SetPageMovable(page, &vm->mops);
+	WRITE_ONCE(vm->slot->pool, NULL);
+	mutex_lock(&mp_vm_slots_lock);
+	list_add(&vm->slot->free, &mp_vm_free_slots);
+	mutex_unlock(&mp_vm_slots_lock);
 }
 
 static inline void *mp_vm_pool(struct page *page)
@@ -130,76 +201,66 @@ static inline void *mp_vm_pool(struct page *page)
 	mops = (const struct movable_operations *)(mapping & ~PAGE_MAPPING_FLAGS);
 	if (!mops || mops->migrate_page != mp_migrate_page)
 		return NULL;
-	return container_of(mops, struct mp_vm, mops)->pool;
+	return READ_ONCE(container_of(mops, struct mp_vm_slot, mops)->pool);
 }
 
-#endif
+static inline void *mp_vm_movable_ops(struct mp_vm *vm)
+{
+	return &vm->slot->mops;
+}
 
-#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
-/*
- * These page allocators refuse a freed page that still has a type, so
- * PageOffline() goes when the page leaves the pool.
- */
+static inline bool mp_vm_detach_locks(void)
+{
+	return false;
+}
+
+/* Whether ->mapping leads to a slot, of a pool or free. */
+static inline bool mp_vm_slot_page(struct page *page)
+{
+	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
+	const struct movable_operations *mops;
+
+	mops = (const void *)(mapping & ~PAGE_MAPPING_FLAGS);
+	return mops && (mapping & PAGE_MAPPING_FLAGS) == PAGE_MAPPING_MOVABLE &&
+	       mops->migrate_page == mp_migrate_page;
+}
+
+/* These page allocators refuse a freed page that still has a type. */
 static inline void mp_vm_untype(struct page *page, struct mp_vm *vm)
 {
 	if (vm->offline && PageOffline(page))
 		__ClearPageOffline(page);
 }
 
+/* ->mapping stays (see above); PageOffline() goes now. */
 static inline void mp_vm_detach(struct page *page, struct mp_vm *vm)
 {
-	__ClearPageMovable(page);
 	mp_vm_untype(page, vm);
 }
 
-/*
- * A plain page: no mapcount or type, and no ->mapping but the flag a page
- * that left a pool keeps until it is freed (__ClearPageMovable()).
- */
-static inline bool mp_vm_adoptable(struct page *page, struct mp_vm *vm)
-{
-	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
-
-	return !(mapping & ~PAGE_MAPPING_FLAGS) &&
-	       atomic_read(&page->_mapcount) == -1;
-}
 #else
 
 /*
- * 6.17 and later: the page type (PGTY_movable_pool, or PageOffline()) and
- * PG_movable_ops stay set until the page is freed, so ->mapping alone says
- * whether the page is still a pool's.
+ * 6.17 and later: a page type of the library's (or PageOffline()) and
+ * PG_movable_ops, which stay until the page is freed, lead the core to the
+ * ops registered once; ->mapping leads to the pool's address_space until
+ * the page leaves, and the core never reads it.
  */
 struct mp_vm {
 	struct address_space *mapping;
 	bool offline;
 };
 
-static inline void mp_vm_init(struct mp_vm *vm, struct inode *inode,
-			      void *pool, bool offline)
+static inline int mp_vm_init(struct mp_vm *vm, struct inode *inode,
+			     void *pool, bool offline)
 {
 	vm->mapping = inode->i_mapping;
 	vm->offline = offline;
+	return 0;
 }
 
-/* Either sets the type, or finds it left there by an earlier pool. */
-static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
+static inline void mp_vm_exit(struct mp_vm *vm)
 {
-	if (vm->offline)
-		__SetPageOffline(page);
-	else
-		__SetPageMovablePool(page);
-	WRITE_ONCE(page->mapping, vm->mapping);
-	SetPageMovableOps(page);
-}
-
-static inline void mp_vm_untype(struct page *page, struct mp_vm *vm)
-{
-}
-
-static inline void mp_vm_detach(struct page *page, struct mp_vm *vm)
-{
-	WRITE_ONCE(page->mapping, NULL);
 }
 
 /*
@@ -217,7 +278,76 @@ static inline void *mp_vm_pool(struct page *page)
 	mapping = READ_ONCE(page->mapping);
 	if (!mapping || mapping->host->i_sb->s_magic != MOVABLE_POOL_MAGIC)
 		return NULL;
-	return mapping->host->i_private;
+	return READ_ONCE(mapping->host->i_private);
+}
+
+static inline void *mp_vm_movable_ops(struct mp_vm *vm)
+{
+	return vm->mapping;
+}
+
+static inline bool mp_vm_detach_locks(void)
+{
+	return false;
+}
+
+/* The type stays until the page is freed, which clears it. */
+static inline void mp_vm_untype(struct page *page, struct mp_vm *vm)
+{
+}
+
+static inline void mp_vm_detach(struct page *page, struct mp_vm *vm)
+{
+	WRITE_ONCE(page->mapping, NULL);
+}
+
+static const struct movable_operations mp_mops = {
+	.isolate_page	= mp_isolate_page,
+	.migrate_page	= mp_migrate_page,
+	.putback_page	= mp_putback_page,
+};
+#endif
+
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+/*
+ * Make @page lead to @vm's pool: what __SetPageMovable() does, without the
+ * page lock it asserts. The lock is there for the core, which reads
+ * ->mapping twice under it and must not find it cleared in between: the
+ * library never clears it without the lock (5.10) or at all (6.x), and
+ * whatever pool ->mapping leads to, the callbacks check the page's word.
+ */
+static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
+{
+	if (vm->offline)
+		__SetPageOffline(page);
+	WRITE_ONCE(page->mapping,
+		   (void *)((unsigned long)mp_vm_movable_ops(vm) |
+			    PAGE_MAPPING_MOVABLE));
+}
+
+/*
+ * A plain page (no mapcount or type, no ->mapping but the flag a page that
+ * left a 5.10 pool keeps), or on 6.x one that left a pool and still leads
+ * to a slot.
+ */
+static inline bool mp_vm_adoptable(struct page *page, struct mp_vm *vm)
+{
+	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
+
+	if (atomic_read(&page->_mapcount) != -1)
+		return false;
+	return !(mapping & ~PAGE_MAPPING_FLAGS) || mp_vm_slot_page(page);
+}
+#else
+/* Either sets the type, or finds it left there by an earlier pool. */
+static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
+{
+	if (vm->offline)
+		__SetPageOffline(page);
+	else
+		__SetPageMovablePool(page);
+	WRITE_ONCE(page->mapping, vm->mapping);
+	SetPageMovableOps(page);
 }
 
 /*
@@ -234,12 +364,6 @@ static inline bool mp_vm_adoptable(struct page *page, struct mp_vm *vm)
 	return PageMovableOps(page) &&
 	       (vm->offline ? PageOffline(page) : PageMovablePool(page));
 }
-
-static const struct movable_operations mp_mops = {
-	.isolate_page	= mp_isolate_page,
-	.migrate_page	= mp_migrate_page,
-	.putback_page	= mp_putback_page,
-};
 #endif
 
 /*
@@ -247,7 +371,7 @@ static const struct movable_operations mp_mops = {
  * the library's page type, and for PageOffline() pages unless other code
  * registered first.
  */
-#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+#if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE
 static inline int mp_vm_register(void)
 {
 	return 0;
@@ -256,7 +380,26 @@ static inline int mp_vm_register(void)
 static inline void mp_vm_unregister(void)
 {
 }
+#elif KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+static inline int mp_vm_register(void)
+{
+	return 0;
+}
 
+/*
+ * Every pool is gone. A page that left one and is still allocated leads
+ * here: the driver that took it must have freed it before it unloaded.
+ */
+static inline void mp_vm_unregister(void)
+{
+	struct mp_vm_slot *slot, *next;
+
+	list_for_each_entry_safe(slot, next, &mp_vm_slots, all)
+		kfree(slot);
+}
+#endif
+
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
 static inline bool mp_vm_offline_supported(void)
 {
 	return true;
@@ -444,6 +587,33 @@ static inline bool mp_page_movable(struct page *page)
 }
 
 /*
+ * The callbacks, as the migration core calls them: for the KUnit case that
+ * runs them without the page lock (lib/movable_pool.c fills it in KUnit
+ * builds only).
+ */
+struct mp_kunit_callbacks {
+	bool (*isolate)(struct page *page, isolate_mode_t mode);
+	int (*migrate)(struct page *dst, struct page *src,
+		       enum migrate_mode mode);
+	void (*putback)(struct page *page);
+};
+
+extern const struct mp_kunit_callbacks mp_kunit_callbacks;
+
+/*
+ * Whether the callbacks need the page lock the core holds: on 5.10 letting
+ * a page go (__ClearPageMovable()) asserts it.
+ */
+static inline bool mp_callbacks_need_page_lock(void)
+{
+#if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
  * Whether a page that left a pool of PageOffline() pages stays
  * PageOffline() until it is freed ("Offline pages" in the public header).
  */
@@ -453,6 +623,19 @@ static inline bool mp_offline_until_freed(void)
 	return false;
 #else
 	return true;
+#endif
+}
+
+/*
+ * Whether a page that left a pool keeps ->mapping until it is freed (see
+ * struct mp_vm_slot).
+ */
+static inline bool mp_mapping_kept_when_gone(void)
+{
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+	return KERNEL_VERSION(6, 0, 0) <= LINUX_VERSION_CODE;
+#else
+	return false;
 #endif
 }
 

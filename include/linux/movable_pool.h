@@ -35,21 +35,20 @@ struct vm_fault;
  * From outermost to innermost::
  *
  *	mmap_lock            a fault on a pool mapping
- *	+- page lock         the VM around isolate, migrate and putback; the
- *	   |                 library around add, free, destroy and fault
- *	   |                 insertion
+ *	+- page lock         the VM, around isolate, migrate and putback
  *	   +- driver lock    what the migrate routine takes (sync modes only)
- *	      +- pool lock   internal spinlock, irq-safe
+ *	      +- pool lock   internal spinlock, never taken in interrupts
  *
- * What follows for a driver:
+ * The library takes no page lock of its own (but to let a page go on
+ * 5.10, where the kernel asks for it); each page's state is a word it
+ * changes atomically ("Page layout"). What follows for a driver:
  *
- * - Never wait for a pool page's lock while holding the lock the routine
- *   takes: movable_pool_free_page() and movable_pool_insert_pfn() take it,
- *   so call them without that lock. (movable_pool_add_page() takes the
- *   lock of a page that is not yet the pool's, which no routine holds.)
+ * - Never wait for a pool page's migration while holding the lock the
+ *   routine takes: movable_pool_free_page() and movable_pool_insert_pfn()
+ *   wait for one under way, so call them without that lock.
  * - Never touch user memory (copy_from_user(), get_user_pages()) while
  *   holding the routine's lock: a fault may need mmap_lock, and a fault
- *   on a pool mapping may wait for a page lock under it.
+ *   on a pool mapping may wait for a migration under it.
  * - Never allocate memory that may be reclaimed for (%GFP_KERNEL, and
  *   %GFP_NOFS too) while holding the routine's lock: for any order above
  *   0, direct compaction in the same task may run the routine, which then
@@ -65,8 +64,7 @@ struct vm_fault;
  *   (the balloon sample does).
  * - A driver that pins from hard interrupt context must read the page
  *   under a lock that is irq-safe there, and its routine takes that lock
- *   (with interrupts disabled) too. The pool lock is a spinlock_t, so on
- *   PREEMPT_RT no call takes it from hard interrupt context.
+ *   (with interrupts disabled) too. Pins take no lock of the library's.
  */
 
 /**
@@ -97,17 +95,20 @@ struct vm_fault;
  * What the library keeps in a pool page's struct page. Nothing is
  * allocated per page, so its bookkeeping never pins a pageblock of its own:
  *
- * - ->mapping leads back to the pool (its address_space, or on 6.0 to 6.16
- *   its copy of the movable_operations); set and cleared under the page
- *   lock.
+ * - ->mapping leads back to the pool: its address_space (5.10, and 6.17
+ *   and later), or on 6.0 to 6.16 its copy of the movable_operations,
+ *   which a page that left the pool still leads to until it is freed
+ *   (the migration core reads ->mapping twice under the page lock, which
+ *   the library does not take); the callbacks refuse such a page.
  * - ->page_type (which shares its word with the mapcount): on 6.17 and
  *   later the library's page type, which with PG_movable_ops makes the
  *   page movable; instead PageOffline(), on every kernel, in a pool with
  *   %MOVABLE_POOL_OFFLINE_PAGES (see "Offline pages").
  * - ->private holds the driver's @owner cookie.
  * - ->index holds the page's index (low %MOVABLE_POOL_INDEX_BITS bits),
- *   the pin count and three state bits; written under the pool lock once
- *   the page is published. A page that left the pool keeps a mark there
+ *   the pin count and the page's state in three bits (listed, isolated,
+ *   migrating, freed while isolated, not listed yet, leaving, gone),
+ *   changed with cmpxchg(). A page that left the pool keeps a mark there
  *   until it is reused, so the fault helper knows it for a pool page that
  *   moved or was freed.
  * - ->lru links the pool's list of pages while the VM has not isolated
@@ -168,7 +169,7 @@ struct vm_fault;
  * MODULE_VERSION, the DKMS package version and the version of the Debian
  * package movable-pool-dkms are this level.
  */
-#define MOVABLE_POOL_VERSION	4
+#define MOVABLE_POOL_VERSION	5
 
 /**
  * define MOVABLE_POOL_IMPORT_NS - declare that a module uses movable_pool
@@ -386,7 +387,9 @@ struct address_space *movable_pool_mapping(struct movable_pool *pool);
 /**
  * movable_pool_get_stats() - read a pool's counters
  * @pool: the pool
- * @stats: filled with one consistent snapshot
+ * @stats: filled with a snapshot: consistent, but for the pin and misuse
+ *	counts (which change without a lock), and in interrupt context,
+ *	where each counter is read on its own
  *
  * Context: any context.
  */
@@ -443,7 +446,7 @@ struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
  * references of its own for moments, which is why the count is not
  * checked for being 1.
  *
- * Context: process context; may sleep (it takes the page lock).
+ * Context: process context.
  * Return: 0; -EINVAL for a NULL @pool or @page or an @index above
  * %MOVABLE_POOL_MAX_INDEX, and, with a warning, for a page that is
  * compound, free, mapped, has a ->mapping or a page type, and for a call
@@ -473,7 +476,8 @@ int movable_pool_add_page(struct movable_pool *pool, struct page *page,
  * with vm_insert_page() (a driver bug the library sees only on 5.10 to
  * 6.16, by its mapcount) is freed with a warning.
  *
- * Context: process context; may sleep (it takes the page lock).
+ * Context: process context; may sleep (it waits for a migration of the
+ * page under way, and zapping a user mapping sleeps).
  */
 void movable_pool_free_page(struct movable_pool *pool, struct page *page);
 
@@ -535,7 +539,7 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
  * For drivers that want pages back but no page in particular, such as a
  * balloon returning memory to its guest: with this they need no table of
  * their pages at all. Takes up to @nr pages that are neither pinned, nor
- * held by the VM, nor locked by anyone; pages it passes over go to the
+ * held by the VM, nor being migrated; pages it passes over go to the
  * back of the pool's list, and one call looks at a bounded number of them,
  * so it may take fewer than it could. The pages taken leave the pool (and
  * count as freed), the migrate routine is never called for them again,
@@ -595,8 +599,8 @@ unsigned int movable_pool_take_owner_pages(struct movable_pool *pool,
  * it is interrupted, alloc_contig_range() (CMA, gigantic pages) fails,
  * and compaction passes the page by.
  *
- * Context: any context, including hard interrupts except on PREEMPT_RT
- * (see "Lock order" for what the driver's lock needs then); never sleeps.
+ * Context: any context, including hard interrupts (see "Lock order" for
+ * what the driver's lock needs then); never sleeps, takes no lock.
  * Return: 0 when pinned; -EAGAIN if the page is being migrated right now or
  * has just moved (drop your locks, re-read your reference, retry: the
  * routine is about to repoint it); -EINVAL, with a warning, if @page is not
