@@ -88,10 +88,11 @@ struct gfxbuf_job {
 	u64 result;
 };
 
+/* user-sized: a user's request that fails gets -ENOMEM, not a warning */
 static struct page *gfxbuf_alloc_page(struct gfxbuf_bo *bo, u32 i)
 {
-	return movable_pool_alloc_page(bo->gf->pool,
-				       MOVABLE_POOL_GFP | __GFP_ZERO, bo,
+	return movable_pool_alloc_page(bo->gf->pool, MOVABLE_POOL_GFP |
+				       __GFP_ZERO | __GFP_NOWARN, bo,
 				       bo->pgoff + i);
 }
 
@@ -270,8 +271,10 @@ static int gfxbuf_create(struct gfxbuf_file *gf, struct gfxbuf_create *args)
 	mutex_init(&bo->lock);
 	bo->gf = gf;
 	bo->npages = args->pages;	/* gfxbuf_bo_release() unwinds these */
-	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
-	bo->gart = kvcalloc(bo->npages, sizeof(*bo->gart), GFP_KERNEL);
+	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages),
+			     GFP_KERNEL | __GFP_NOWARN);
+	bo->gart = kvcalloc(bo->npages, sizeof(*bo->gart),
+			    GFP_KERNEL | __GFP_NOWARN);
 	if (!bo->pages || !bo->gart) {
 		gfxbuf_bo_put(bo);
 		return -ENOMEM;
@@ -441,7 +444,7 @@ static int gfxbuf_job_operand(struct gfxbuf_file *gf, u32 handle, u32 first,
 		return -ENOENT;
 	if ((u64)first + pages > (*bo)->npages)
 		return -EINVAL;
-	*pinned = kvcalloc(pages, sizeof(**pinned), GFP_KERNEL);
+	*pinned = kvcalloc(pages, sizeof(**pinned), GFP_KERNEL | __GFP_NOWARN);
 	return *pinned ? 0 : -ENOMEM;
 }
 
@@ -552,7 +555,7 @@ static int gfxbuf_bo_info(struct gfxbuf_file *gf, struct gfxbuf_bo_info *args)
 	if (!bo)
 		return -ENOENT;
 	n = min(args->pages, bo->npages);
-	pfns = kvcalloc(max(n, 1U), sizeof(*pfns), GFP_KERNEL);
+	pfns = kvcalloc(max(n, 1U), sizeof(*pfns), GFP_KERNEL | __GFP_NOWARN);
 	if (!pfns) {
 		gfxbuf_bo_put(bo);
 		return -ENOMEM;
@@ -696,8 +699,15 @@ static int gfxbuf_mmap(struct file *file, struct vm_area_struct *vma)
 	struct gfxbuf_bo *bo;
 	int ret;
 
-	if (!(vma->vm_flags & VM_SHARED) ||
-	    vma->vm_pgoff / gf->stride > gfxbuf_max_handle(gf))
+	/*
+	 * By PFN: vm_insert_page() would keep a pool page from moving. The
+	 * library refuses private mappings and offsets no pool page can
+	 * have: its errno is what the user gets.
+	 */
+	ret = movable_pool_mmap(gf->pool, vma);
+	if (ret)
+		return ret;
+	if (vma->vm_pgoff / gf->stride > gfxbuf_max_handle(gf))
 		return -EINVAL;
 	bo = gfxbuf_bo_get(gf, vma->vm_pgoff / gf->stride);
 	if (!bo)
@@ -705,12 +715,6 @@ static int gfxbuf_mmap(struct file *file, struct vm_area_struct *vma)
 	if (first + vma_pages(vma) > bo->npages) {
 		gfxbuf_bo_put(bo);
 		return -EINVAL;
-	}
-	/* by PFN: vm_insert_page() would keep a pool page from moving */
-	ret = movable_pool_mmap(gf->pool, vma);
-	if (ret) {
-		gfxbuf_bo_put(bo);
-		return ret;
 	}
 	vma->vm_private_data = bo;
 	vma->vm_ops = &gfxbuf_vm_ops;
@@ -726,10 +730,12 @@ static const struct file_operations gfxbuf_fops = {
 	.mmap		= gfxbuf_mmap,
 };
 
+/* for everyone, like a GPU's render node: its uapi is built for that */
 static struct miscdevice gfxbuf_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "gfxbuf",
 	.fops	= &gfxbuf_fops,
+	.mode	= 0666,
 };
 
 static int __init gfxbuf_init(void)

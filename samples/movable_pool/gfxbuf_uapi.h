@@ -6,6 +6,9 @@
  * handle; mmap() the device at the BO's mmap_offset to reach its pages.
  * Jobs for the simulated engine are submitted with a fence number and
  * waited on with GFXBUF_IOC_WAIT.
+ *
+ * The device is open to every user, like a GPU's render node; mmap()
+ * takes MAP_SHARED only (EINVAL otherwise).
  */
 #ifndef _UAPI_GFXBUF_H
 #define _UAPI_GFXBUF_H

@@ -84,12 +84,13 @@ struct gfxbuf_job {
 	u64 result;
 };
 
+/* user-sized: a user's request that fails gets -ENOMEM, not a warning */
 static struct page *gfxbuf_alloc_page(struct gfxbuf_bo *bo, u32 i)
 {
 	struct gfxbuf_file *gf = bo->gf;
 	struct page *page;
 
-	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	if (!page)
 		return ERR_PTR(-ENOMEM);
 	atomic_long_inc(&gf->plain_allocated);
@@ -223,8 +224,10 @@ static int gfxbuf_create(struct gfxbuf_file *gf, struct gfxbuf_create *args)
 	mutex_init(&bo->lock);
 	bo->gf = gf;
 	bo->npages = args->pages;	/* gfxbuf_bo_release() unwinds these */
-	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
-	bo->gart = kvcalloc(bo->npages, sizeof(*bo->gart), GFP_KERNEL);
+	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages),
+			     GFP_KERNEL | __GFP_NOWARN);
+	bo->gart = kvcalloc(bo->npages, sizeof(*bo->gart),
+			    GFP_KERNEL | __GFP_NOWARN);
 	if (!bo->pages || !bo->gart) {
 		gfxbuf_bo_put(bo);
 		return -ENOMEM;
@@ -366,7 +369,7 @@ static int gfxbuf_job_operand(struct gfxbuf_file *gf, u32 handle, u32 first,
 		return -ENOENT;
 	if ((u64)first + pages > (*bo)->npages)
 		return -EINVAL;
-	*pinned = kvcalloc(pages, sizeof(**pinned), GFP_KERNEL);
+	*pinned = kvcalloc(pages, sizeof(**pinned), GFP_KERNEL | __GFP_NOWARN);
 	return *pinned ? 0 : -ENOMEM;
 }
 
@@ -477,7 +480,7 @@ static int gfxbuf_bo_info(struct gfxbuf_file *gf, struct gfxbuf_bo_info *args)
 	if (!bo)
 		return -ENOENT;
 	n = min(args->pages, bo->npages);
-	pfns = kvcalloc(max(n, 1U), sizeof(*pfns), GFP_KERNEL);
+	pfns = kvcalloc(max(n, 1U), sizeof(*pfns), GFP_KERNEL | __GFP_NOWARN);
 	if (!pfns) {
 		gfxbuf_bo_put(bo);
 		return -ENOMEM;
@@ -605,7 +608,8 @@ static int gfxbuf_mmap(struct file *file, struct vm_area_struct *vma)
 	pgoff_t first = vma->vm_pgoff & (gf->stride - 1);
 	struct gfxbuf_bo *bo;
 
-	if (!(vma->vm_flags & VM_SHARED) ||
+	/* vmf_insert_pfn() would BUG() on a copy-on-write mapping */
+	if (!(vma->vm_flags & VM_MAYSHARE) ||
 	    vma->vm_pgoff / gf->stride > gfxbuf_max_handle(gf))
 		return -EINVAL;
 	bo = gfxbuf_bo_get(gf, vma->vm_pgoff / gf->stride);
@@ -631,10 +635,12 @@ static const struct file_operations gfxbuf_fops = {
 	.mmap		= gfxbuf_mmap,
 };
 
+/* for everyone, like a GPU's render node: its uapi is built for that */
 static struct miscdevice gfxbuf_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "gfxbuf",
 	.fops	= &gfxbuf_fops,
+	.mode	= 0666,
 };
 
 static int __init gfxbuf_init(void)
