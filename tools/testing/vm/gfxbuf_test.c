@@ -17,7 +17,8 @@
  * --offline replaces step 3's huge page requests with offlining every
  * memory block in ZONE_MOVABLE (boot with movablecore=). --no-driver only
  * measures huge pages; --uapi checks the errno of every bad input (with
- * gfxbuf loaded with max_total_pages=1024). The last line on stdout is
+ * gfxbuf loaded with max_total_pages=1024), first as an unprivileged
+ * user, with no warning in the kernel log. The last line on stdout is
  * "GFXBUF_RESULT key=value ...". Exit status 0 when all data checked out
  * (and, with --expect-moved, pages really moved).
  */
@@ -27,7 +28,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +40,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -425,6 +434,582 @@ static void uapi_close_with_jobs(void)
 }
 
 /*
+ * Unprivileged cases: what any user can do to a mapping of the device
+ * (open to all, like a GPU render node). Each runs in a child that drops
+ * to nobody and opens its own file; wrong errnos count as its failures.
+ * A user's mistake must get an errno and nothing else: afterwards the
+ * kernel log may hold no warning and no misuse report of the library.
+ */
+#define NOBODY		65534
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
+#endif
+
+static __thread sigjmp_buf touch_jmp;
+static __thread int touching;		/* atomics: the handler reads it */
+
+static void on_touch_signal(int sig)
+{
+	if (__atomic_load_n(&touching, __ATOMIC_RELAXED))
+		siglongjmp(touch_jmp, sig);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_touch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_touch_signal };
+
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGSEGV, &sa, NULL);
+}
+
+/*
+ * Read the word at @p into *@val, or write *@val there: 0, or the signal
+ * (SIGBUS, SIGSEGV) the access raised.
+ */
+static int touch_word(uint32_t *p, int write, uint32_t *val)
+{
+	int sig;
+
+	__atomic_store_n(&touching, 1, __ATOMIC_RELAXED);
+	sig = sigsetjmp(touch_jmp, 1);
+	if (!sig) {
+		if (write)
+			__atomic_store_n(p, *val, __ATOMIC_RELAXED);
+		else
+			*val = __atomic_load_n(p, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&touching, 0, __ATOMIC_RELAXED);
+	return sig;
+}
+
+/* An access that must end as @want says (0: no signal). */
+static void expect_touch(const char *what, uint32_t *p, int write,
+			 uint32_t val, int want)
+{
+	int sig = touch_word(p, write, &val);
+
+	if (sig != want) {
+		uapi_failures++;
+		say("uapi: %s: signal %d, want %d", what, sig, want);
+	}
+}
+
+/* Page @page of a mapping must hold @val in its first word. */
+static void expect_word(const char *what, uint32_t *map, unsigned int page,
+			uint32_t val)
+{
+	uint32_t got = 0;
+	int sig = touch_word(map + page * WORDS, 0, &got);
+
+	if (sig || got != val) {
+		uapi_failures++;
+		say("uapi: %s: page %u holds %#x (signal %d), want %#x", what,
+		    page, got, sig, val);
+	}
+}
+
+/* mmap() that must fail with @err; with @err 0, the mapping */
+static uint32_t *expect_mmap(const char *what, size_t pages, int prot,
+			     int flags, int f, uint64_t off, int err)
+{
+	void *p = mmap(NULL, pages * PAGE_SZ, prot, flags, f, (off_t)off);
+
+	expect_errno(what, p == MAP_FAILED ? -1 : 0, err);
+	if (p != MAP_FAILED && err) {
+		munmap(p, pages * PAGE_SZ);
+		p = MAP_FAILED;
+	}
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* A call the kernel may refuse (with any errno) but must survive. */
+static void either(const char *what, long ret)
+{
+	say("uapi: %s: %s", what, ret < 0 ? strerror(errno) : "done");
+}
+
+/* A call that must fail with @err1 or @err2. */
+static void expect_errno2(const char *what, int ret, int err1, int err2)
+{
+	expect_errno(what, ret, ret == -1 && errno == err2 ? err2 : err1);
+}
+
+/* A refusal with any errno. */
+static void expect_refused(const char *what, long ret)
+{
+	if (ret >= 0) {
+		uapi_failures++;
+		say("uapi: %s: succeeded, want a refusal", what);
+	}
+}
+
+/*
+ * A BO of the case's own, mapped read-write: page i starts with 0x100 + i.
+ * Handle h is at mmap offset h * stride pages.
+ */
+static uint64_t case_off, case_stride;
+static uint32_t case_handle;
+
+/* where handles 64 above the case's BO would be: no BO there */
+static uint64_t no_bo_off(void)
+{
+	return (case_handle + 64) * case_stride;
+}
+
+static void case_bo(uint32_t pages)
+{
+	struct gfxbuf_create c = { .pages = pages };
+
+	if (ioctl(fd, GFXBUF_IOC_CREATE, &c))
+		die("GFXBUF_IOC_CREATE");
+	case_off = c.mmap_offset;
+	case_handle = c.handle;
+	case_stride = c.mmap_offset / c.handle;
+}
+
+static uint32_t *case_map(uint32_t pages)
+{
+	uint32_t *map, i;
+
+	case_bo(pages);
+	map = expect_mmap("mmap", pages, PROT_READ | PROT_WRITE, MAP_SHARED,
+			  fd, case_off, 0);
+	if (!map)
+		die("mmap");
+	for (i = 0; i < pages; i++)
+		map[i * WORDS] = 0x100 + i;
+	return map;
+}
+
+static void unpriv_mmap_private(void)
+{
+	uint32_t *map;
+	int rofd;
+
+	munmap(case_map(4), 4 * PAGE_SZ);
+	expect_mmap("private read-only", 4, PROT_READ, MAP_PRIVATE, fd,
+		    case_off, EINVAL);
+	expect_mmap("private read-write", 4, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE, fd, case_off, EINVAL);
+	expect_mmap("private, no BO there", 1, PROT_READ, MAP_PRIVATE, fd,
+		    no_bo_off(), EINVAL);
+	map = expect_mmap("shared read-only", 4, PROT_READ, MAP_SHARED, fd,
+			  case_off, 0);
+	if (map) {
+		expect_word("read-only map", map, 3, 0x103);
+		expect_touch("write to read-only map", map, 1, 1, SIGSEGV);
+		munmap(map, 4 * PAGE_SZ);
+	}
+
+	/* shared on a read-only file: no VM_SHARED, and no copy-on-write */
+	rofd = open("/dev/gfxbuf", O_RDONLY);
+	if (rofd < 0)
+		die("open /dev/gfxbuf read-only");
+	close(fd);
+	fd = rofd;
+	case_bo(1);
+	expect_mmap("private, read-only file", 1, PROT_READ, MAP_PRIVATE, fd,
+		    case_off, EINVAL);
+	map = expect_mmap("shared, read-only file", 1, PROT_READ, MAP_SHARED,
+			  fd, case_off, 0);
+	if (map) {
+		expect_word("read-only file's map", map, 0, 0);
+		expect_touch("write to read-only file's map", map, 1, 1,
+			     SIGSEGV);
+		expect_errno("mprotect writable", mprotect(map, PAGE_SZ,
+							   PROT_WRITE), EACCES);
+		munmap(map, PAGE_SZ);
+	}
+}
+
+static void unpriv_mmap_offsets(void)
+{
+	munmap(case_map(4), 4 * PAGE_SZ);
+	expect_mmap("longer than the BO", 8, PROT_READ, MAP_SHARED, fd,
+		    case_off, EINVAL);
+	expect_mmap("past the BO's end", 4, PROT_READ, MAP_SHARED, fd,
+		    case_off + 2 * PAGE_SZ, EINVAL);
+	expect_mmap("no BO there", 1, PROT_READ, MAP_SHARED, fd,
+		    no_bo_off(), ENOENT);
+	expect_mmap("beyond 2^50 bytes", 1, PROT_READ, MAP_SHARED, fd,
+		    (1ull << 50) + case_stride, EINVAL);
+	expect_mmap("at page 2^48 - 1", 1, PROT_READ, MAP_SHARED, fd,
+		    ((1ull << 48) - 1) * PAGE_SZ, EINVAL);
+	expect_mmap("at page 2^48", 1, PROT_READ, MAP_SHARED, fd,
+		    (1ull << 48) * PAGE_SZ, EINVAL);
+	expect_mmap("at page 2^51", 1, PROT_READ, MAP_SHARED, fd,
+		    (1ull << 51) * PAGE_SZ, EINVAL);
+	/* the VM itself may refuse an offset this close to 2^64 */
+	expect_errno2("at the last page",
+		      mmap(NULL, PAGE_SZ, PROT_READ, MAP_SHARED, fd,
+			   (off_t)-PAGE_SZ) == MAP_FAILED ? -1 : 0,
+		      EINVAL, EOVERFLOW);
+}
+
+static void unpriv_mremap(void)
+{
+	uint32_t *map = case_map(4), *moved, *hole;
+
+	munmap(map + 2 * WORDS, 2 * PAGE_SZ);
+	expect_errno("mremap grow", mremap(map, 2 * PAGE_SZ, 4 * PAGE_SZ, 0) ==
+		     MAP_FAILED ? -1 : 0, EFAULT);
+	expect_errno("mremap grow, may move",
+		     mremap(map, 2 * PAGE_SZ, 4 * PAGE_SZ, MREMAP_MAYMOVE) ==
+		     MAP_FAILED ? -1 : 0, EFAULT);
+	expect_errno("mremap duplicate",
+		     mremap(map, 0, 2 * PAGE_SZ, MREMAP_MAYMOVE) ==
+		     MAP_FAILED ? -1 : 0, EFAULT);
+	expect_errno("mremap dontunmap",
+		     mremap(map, 2 * PAGE_SZ, 2 * PAGE_SZ,
+			    MREMAP_MAYMOVE | MREMAP_DONTUNMAP) ==
+		     MAP_FAILED ? -1 : 0, EINVAL);
+	expect_errno("mremap shrink", mremap(map, 2 * PAGE_SZ, PAGE_SZ, 0) ==
+		     map ? 0 : -1, 0);
+	hole = mmap(NULL, PAGE_SZ, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (hole == MAP_FAILED)
+		die("mmap");
+	moved = mremap(map, PAGE_SZ, PAGE_SZ, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       hole);
+	expect_errno("mremap move", moved == hole ? 0 : -1, 0);
+	if (moved == hole) {
+		expect_word("moved mapping", moved, 0, 0x100);
+		expect_touch("write moved mapping", moved, 1, 7, 0);
+		expect_touch("old place", map, 0, 0, SIGSEGV);
+		munmap(moved, PAGE_SZ);
+	}
+}
+
+static void unpriv_mprotect(void)
+{
+	uint32_t *map = case_map(2);
+
+	expect_errno("mprotect read", mprotect(map, 2 * PAGE_SZ, PROT_READ), 0);
+	expect_touch("write read-only", map, 1, 1, SIGSEGV);
+	expect_errno("mprotect none", mprotect(map, PAGE_SZ, PROT_NONE), 0);
+	expect_touch("read no-access", map, 0, 0, SIGSEGV);
+	expect_errno("mprotect read-write",
+		     mprotect(map, 2 * PAGE_SZ, PROT_READ | PROT_WRITE), 0);
+	expect_word("after mprotect", map, 0, 0x100);
+	expect_touch("write again", map + WORDS, 1, 0x201, 0);
+	expect_word("after write", map, 1, 0x201);
+	munmap(map, 2 * PAGE_SZ);
+}
+
+/* A child of the case: 0 when @fn says all went as expected. */
+static int in_grandchild(int (*fn)(uint32_t *map, int sync), uint32_t *map,
+			 int sync)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (!pid)
+		_exit(fn(map, sync));
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int child_rewrites(uint32_t *map, int sync)
+{
+	uint32_t v = 0;
+	char c;
+
+	/* wait until the parent let go of its BO, mapping and file */
+	if (sync >= 0 && read(sync, &c, 1) != 1)
+		return 3;
+	if (touch_word(map, 0, &v) || v != 0x100)
+		return 1;
+	v = 0x300;
+	return touch_word(map + WORDS, 1, &v) ? 2 : 0;
+}
+
+static int child_expects_no_map(uint32_t *map, int sync)
+{
+	uint32_t v;
+
+	(void)sync;
+	return touch_word(map, 0, &v) == SIGSEGV ? 0 : 1;
+}
+
+static void unpriv_fork(void)
+{
+	uint32_t *map = case_map(2), h;
+	int sync[2], status = 0;
+	pid_t pid;
+
+	expect_errno("child uses the mapping",
+		     in_grandchild(child_rewrites, map, -1) ? -1 : 0, 0);
+	expect_word("child's write", map, 1, 0x300);
+	/* the child's mapping keeps the BO alive without the parent's */
+	if (pipe(sync))
+		die("pipe");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		close(sync[1]);
+		close(fd);
+		_exit(child_rewrites(map, sync[0]));
+	}
+	close(sync[0]);
+	h = case_handle;
+	expect_errno("destroy", ioctl(fd, GFXBUF_IOC_DESTROY, &h), 0);
+	munmap(map, 2 * PAGE_SZ);
+	close(fd);
+	expect_errno("release the child", write(sync[1], "x", 1) == 1 ? 0 : -1, 0);
+	close(sync[1]);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid");
+	expect_errno("child outlives BO, mapping and file",
+		     WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1, 0);
+	fd = open("/dev/gfxbuf", O_RDWR);
+	if (fd < 0)
+		die("open /dev/gfxbuf");
+	map = case_map(1);
+	expect_errno("madvise dontfork", madvise(map, PAGE_SZ, MADV_DONTFORK), 0);
+	expect_errno("child has no mapping",
+		     in_grandchild(child_expects_no_map, map, -1) ? -1 : 0, 0);
+	expect_errno("madvise wipeonfork", madvise(map, PAGE_SZ,
+						   MADV_WIPEONFORK), EINVAL);
+	munmap(map, PAGE_SZ);
+}
+
+static void unpriv_madvise(void)
+{
+	static const struct { int advice; const char *name; } other[] = {
+		{ MADV_HUGEPAGE, "hugepage" }, { MADV_NOHUGEPAGE, "nohugepage" },
+		{ MADV_COLLAPSE, "collapse" }, { MADV_WILLNEED, "willneed" },
+		{ MADV_COLD, "cold" }, { MADV_PAGEOUT, "pageout" },
+		{ MADV_FREE, "free" }, { MADV_MERGEABLE, "mergeable" },
+		{ MADV_DONTDUMP, "dontdump" }, { MADV_DODUMP, "dodump" },
+		{ MADV_POPULATE_READ, "populate_read" },
+		{ MADV_POPULATE_WRITE, "populate_write" },
+		{ MADV_DONTNEED_LOCKED, "dontneed_locked" },
+		{ MADV_RANDOM, "random" }, { MADV_SEQUENTIAL, "sequential" },
+	};
+	uint32_t *map = case_map(4);
+	unsigned int i;
+
+	expect_errno("madvise dontneed", madvise(map, 4 * PAGE_SZ,
+						 MADV_DONTNEED), EINVAL);
+	/* punching a hole needs fallocate(), which the device has not */
+	expect_refused("madvise remove", madvise(map, 4 * PAGE_SZ,
+						 MADV_REMOVE));
+	for (i = 0; i < ARRAY_SIZE(other); i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "madvise %s", other[i].name);
+		either(what, madvise(map, 4 * PAGE_SZ, other[i].advice));
+	}
+	for (i = 0; i < 4; i++)
+		expect_word("after madvise", map, i, 0x100 + i);
+	munmap(map, 4 * PAGE_SZ);
+}
+
+/* The mapping as a buffer for other syscalls, and what GUP makes of it. */
+static void unpriv_io(void)
+{
+	uint32_t *map = case_map(2), buf[WORDS];
+	struct iovec local, remote;
+	int p[2], mem;
+
+	if (pipe(p))
+		die("pipe");
+	expect_errno("write from mapping", write(p[1], map, PAGE_SZ) ==
+		     PAGE_SZ ? 0 : -1, 0);
+	expect_errno("read into mapping", read(p[0], map + WORDS, PAGE_SZ) ==
+		     PAGE_SZ ? 0 : -1, 0);
+	expect_word("piped", map, 1, 0x100);
+	local = (struct iovec){ map, PAGE_SZ };
+	either("vmsplice from mapping", vmsplice(p[1], &local, 1, 0));
+	close(p[0]);
+	close(p[1]);
+
+	/* the local side is copy_to/from_user, the remote side GUP */
+	memset(buf, 0x5a, sizeof(buf));
+	buf[0] = 0x211;
+	local = (struct iovec){ map + WORDS, PAGE_SZ };
+	remote = (struct iovec){ buf, PAGE_SZ };
+	expect_errno("process_vm_readv into mapping",
+		     process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
+		     PAGE_SZ ? 0 : -1, 0);
+	expect_word("process_vm_readv", map, 1, 0x211);
+	local = (struct iovec){ buf, PAGE_SZ };
+	remote = (struct iovec){ map, PAGE_SZ };
+	either("process_vm_readv from mapping (GUP)",
+	       process_vm_readv(getpid(), &local, 1, &remote, 1, 0));
+	either("process_vm_writev to mapping (GUP)",
+	       process_vm_writev(getpid(), &local, 1, &remote, 1, 0));
+
+	mem = open("/proc/self/mem", O_RDWR);
+	expect_errno("open /proc/self/mem", mem < 0 ? -1 : 0, 0);
+	either("read /proc/self/mem", pread(mem, buf, PAGE_SZ,
+					    (off_t)(uintptr_t)map));
+	either("write /proc/self/mem", pwrite(mem, buf, PAGE_SZ,
+					      (off_t)(uintptr_t)map));
+	close(mem);
+	either("futex wake", syscall(SYS_futex, map, FUTEX_WAKE, 1, NULL,
+				     NULL, 0));
+	either("futex wait", syscall(SYS_futex, map, FUTEX_WAIT, 0, NULL,
+				     NULL, 0));
+	munmap(map, 2 * PAGE_SZ);
+}
+
+static void unpriv_munmap_half(void)
+{
+	uint32_t *map = case_map(4);
+
+	expect_errno("munmap first half", munmap(map, 2 * PAGE_SZ), 0);
+	expect_touch("unmapped half", map, 0, 0, SIGSEGV);
+	expect_word("other half", map, 3, 0x103);
+	munmap(map + 2 * WORDS, 2 * PAGE_SZ);
+	map = expect_mmap("map again", 4, PROT_READ | PROT_WRITE, MAP_SHARED,
+			  fd, case_off, 0);
+	if (!map)
+		return;
+	expect_errno("munmap the middle", munmap(map + WORDS, 2 * PAGE_SZ), 0);
+	expect_word("first page", map, 0, 0x100);
+	expect_word("last page", map, 3, 0x103);
+	munmap(map, PAGE_SZ);
+	munmap(map + 3 * WORDS, PAGE_SZ);
+}
+
+static void unpriv_ioctls(void)
+{
+	struct gfxbuf_bo_info info = { .pages = 1, .pfns = (uintptr_t)&info };
+	struct gfxbuf_wait w = { .fence = 1, .timeout_ms = 10 };
+	struct gfxbuf_stats st;
+	struct gfxbuf_submit sub;
+	uint32_t h, bad = 12345;
+
+	munmap(case_map(4), 4 * PAGE_SZ);
+	h = case_handle;
+	uapi_create_errors();
+	expect_errno("create pad", ioctl(fd, GFXBUF_IOC_CREATE,
+					 &(struct gfxbuf_create){ .pages = 1,
+								  .pad = 1 }),
+		     EINVAL);
+	expect_errno("destroy 0", ioctl(fd, GFXBUF_IOC_DESTROY,
+					&(uint32_t){ 0 }), ENOENT);
+	expect_errno("destroy U32_MAX", ioctl(fd, GFXBUF_IOC_DESTROY,
+					      &(uint32_t){ ~0u }), ENOENT);
+	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_FILL, .dst = h };
+	expect_errno("submit 0 pages", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), EINVAL);
+	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_CHECKSUM, .src = h,
+				      .src_page = ~0u, .pages = 2 };
+	expect_errno("submit wrapping range", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub),
+		     EINVAL);
+	sub = (struct gfxbuf_submit){ .op = GFXBUF_OP_COPY, .src = h,
+				      .dst = bad, .pages = 1 };
+	expect_errno("submit bad dst", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), ENOENT);
+	expect_errno("submit bad pointer", ioctl(fd, GFXBUF_IOC_SUBMIT, 16),
+		     EFAULT);
+	expect_errno("wait no job", ioctl(fd, GFXBUF_IOC_WAIT, &w), ENOENT);
+	w.pad = 1;
+	expect_errno("wait pad", ioctl(fd, GFXBUF_IOC_WAIT, &w), EINVAL);
+	info.handle = h;
+	expect_errno("bo_info needs CAP_SYS_ADMIN",
+		     ioctl(fd, GFXBUF_IOC_BO_INFO, &info), EPERM);
+	expect_errno("unplug needs CAP_SYS_ADMIN",
+		     ioctl(fd, GFXBUF_IOC_UNPLUG), EPERM);
+	expect_errno("stats", ioctl(fd, GFXBUF_IOC_STATS, &st), 0);
+	expect_errno("stats bad pointer", ioctl(fd, GFXBUF_IOC_STATS, 8), EFAULT);
+	expect_errno("create, wrong size",
+		     ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, 'G', 0x00, 8), &st),
+		     ENOTTY);
+	expect_errno("stats, wrong direction",
+		     ioctl(fd, _IOC(_IOC_WRITE, 'G', 0x05, sizeof(st)), &st),
+		     ENOTTY);
+	uapi_close_with_jobs();
+}
+
+/*
+ * The kernel log since the last call: the number of records that say a
+ * warning fired, the kernel oopsed or the library caught a misuse; each
+ * is shown.
+ */
+static int kmsg = -1;
+
+static int kmsg_bad_records(void)
+{
+	static const char * const bad[] = {
+		"WARNING:", "movable_pool: misuse", "BUG:", "Oops",
+		"general protection", "Call Trace:",
+	};
+	char rec[8192], *msg;
+	unsigned int i;
+	int found = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten before we read them */
+		if (n <= 0)
+			break;		/* EAGAIN: nothing newer */
+		rec[n] = 0;
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		for (i = 0; i < ARRAY_SIZE(bad); i++)
+			if (strstr(msg, bad[i])) {
+				say("uapi: kernel: %s", strtok(msg, "\n"));
+				found++;
+				break;
+			}
+	}
+	return found;
+}
+
+/* Run @run as nobody on a file of its own, then check the kernel log. */
+static void unprivileged(void (*run)(void))
+{
+	int status, bad;
+	pid_t pid;
+
+	if (kmsg < 0) {
+		kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+		if (kmsg < 0 || lseek(kmsg, 0, SEEK_END) < 0)
+			die("/dev/kmsg");
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		close(fd);
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			die("dropping root");
+		/* as if it had never been root: /proc/self is its own */
+		prctl(PR_SET_DUMPABLE, 1);
+		fd = open("/dev/gfxbuf", O_RDWR);
+		if (fd < 0)
+			die("open /dev/gfxbuf as nobody");
+		catch_touch_signals();
+		uapi_failures = 0;
+		run();
+		fflush(NULL);
+		_exit(uapi_failures > 99 ? 99 : uapi_failures);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		uapi_failures += WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+		if (!WIFEXITED(status))
+			say("uapi: nobody's child died of signal %d",
+			    WTERMSIG(status));
+	}
+	bad = kmsg_bad_records();
+	if (bad)
+		say("uapi: %d kernel log records of a warning or misuse", bad);
+	uapi_failures += bad;
+}
+
+/*
  * Named cases, run in order and reported as TAP ("ok 3 - uapi_wait"), as
  * kselftest does; later cases may use what earlier ones set up. A case
  * fails by counting in *fails, the counter its run shares.
@@ -432,9 +1017,11 @@ static void uapi_close_with_jobs(void)
 struct test_case {
 	const char *name;
 	void (*run)(void);
+	int as_nobody;		/* run through unprivileged() */
 };
 
-#define CASE(fn)	{ #fn, fn }
+#define CASE(fn)	{ #fn, fn, 0 }
+#define NOBODY_CASE(fn)	{ #fn, fn, 1 }
 
 static int run_cases(const struct test_case *cases, unsigned int n,
 		     const int *fails)
@@ -445,7 +1032,10 @@ static int run_cases(const struct test_case *cases, unsigned int n,
 	printf("TAP version 13\n1..%u\n", n);
 	for (i = 0; i < n; i++) {
 		before = *fails;
-		cases[i].run();
+		if (cases[i].as_nobody)
+			unprivileged(cases[i].run);
+		else
+			cases[i].run();
 		if (*fails != before) {
 			failed++;
 			printf("not ");
@@ -459,6 +1049,16 @@ static int run_cases(const struct test_case *cases, unsigned int n,
 static int uapi_test(void)
 {
 	static const struct test_case cases[] = {
+		/* first: a warning fires once, and must be theirs if any */
+		NOBODY_CASE(unpriv_mmap_private),
+		NOBODY_CASE(unpriv_mmap_offsets),
+		NOBODY_CASE(unpriv_mremap),
+		NOBODY_CASE(unpriv_mprotect),
+		NOBODY_CASE(unpriv_fork),
+		NOBODY_CASE(unpriv_madvise),
+		NOBODY_CASE(unpriv_io),
+		NOBODY_CASE(unpriv_munmap_half),
+		NOBODY_CASE(unpriv_ioctls),
 		CASE(uapi_create_errors),
 		CASE(uapi_submit_errors),
 		CASE(uapi_wait),

@@ -4,7 +4,8 @@
 # gfxbuf in qemu guests on Debian's 5.10, 6.1 and 6.12 kernels: memory held in
 # BOs with random holes, engine jobs and mmap traffic during compaction;
 # every byte checked; pages must really move with gfxbuf; modules must
-# unload cleanly; every bad ioctl/mmap input gets its errno; with
+# unload cleanly; every bad ioctl/mmap input gets its errno, an
+# unprivileged user's with no warning in the kernel log; with
 # movablecore=, ZONE_MOVABLE full of pool pages goes offline. RESULT lines
 # per kernel and scenario.
 set -uo pipefail
