@@ -18,7 +18,8 @@
  * memory block in ZONE_MOVABLE (boot with movablecore=). --no-driver only
  * measures huge pages; --uapi checks the errno of every bad input (with
  * gfxbuf loaded with max_total_pages=1024), first as an unprivileged
- * user, with no warning in the kernel log. The last line on stdout is
+ * user, with no warning in the kernel log; --unplug hot-unplugs the
+ * device under faulting threads, --rounds times. The last line on stdout is
  * "GFXBUF_RESULT key=value ...". Exit status 0 when all data checked out
  * (and, with --expect-moved, pages really moved).
  */
@@ -31,6 +32,7 @@
 #include <grp.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -67,9 +69,9 @@ struct bo {
 };
 
 static struct {
-	unsigned int alloc_mib, keep_pct, bo_pages, tries, seed;
-	int no_driver, expect_moved, uapi, offline;
-} opt = { 800, 50, 4, 3, 1, 0, 0, 0, 0 };
+	unsigned int alloc_mib, keep_pct, bo_pages, tries, seed, rounds;
+	int no_driver, expect_moved, uapi, offline, unplug;
+} opt = { 800, 50, 4, 3, 1, 20, 0, 0, 0, 0, 0 };
 
 static int fd = -1;
 static struct bo *bos;
@@ -1074,13 +1076,399 @@ static int uapi_test(void)
 	return !!uapi_failures;
 }
 
+/*
+ * --unplug: hot-unplug (GFXBUF_IOC_UNPLUG) with faults in flight. The
+ * driver frees every page and destroys its pool while files, BOs and
+ * mappings stay; every access after that must end in SIGBUS, in the
+ * driver's fault handler or, for a fault already inside the library,
+ * there; mmap() must fail with ENODEV. Meanwhile the VM moves the pages:
+ * compaction, and (booted with movablecore=) ZONE_MOVABLE's blocks going
+ * offline and online again, which moves every pool page in them.
+ */
+#define UNPLUG_THREADS	4
+#define UNPLUG_PAGES	32
+#define MAX_BLOCKS	64
+
+static struct {
+	unsigned int rounds, sigbus, early, late, data_errors, mmap_errors;
+	unsigned long remaps, enodev, offlined;
+	uint64_t migrated;
+	int movable;
+} up;
+static char block_state[MAX_BLOCKS][300];	/* ZONE_MOVABLE's blocks */
+static unsigned int nblocks;
+static int unplug_failures;
+static int unplugging;		/* set just before the ioctl */
+static cpu_set_t all_cpus;	/* the test's own affinity */
+
+struct faulter {
+	pthread_t tid;
+	uint32_t *map;		/* its BO, mapped before the unplug */
+	uint64_t offset;
+	unsigned long remaps, enodev;
+	unsigned int data_errors, mmap_errors;
+	int sig;		/* what ended it: SIGBUS, or 0 if stopped */
+	int early;		/* the signal came before the unplug */
+};
+
+/* Write then read word 0 of every page: 0 or the signal it raised. */
+static int faulter_pass(struct faulter *t, uint32_t *map, uint32_t gen)
+{
+	uint32_t v;
+	unsigned int p;
+	int sig;
+
+	for (p = 0; p < UNPLUG_PAGES; p++) {
+		v = gen ^ p;
+		sig = touch_word(map + p * WORDS, 1, &v);
+		if (!sig)
+			sig = touch_word(map + p * WORDS, 0, &v);
+		if (sig)
+			return sig;
+		if (v != (gen ^ p))
+			t->data_errors++;
+	}
+	return 0;
+}
+
+/*
+ * Fault over the BO until a signal ends it: through the mapping made
+ * before the unplug (the VM zaps its pages as it moves them), and through
+ * a fresh mapping each round, every page of which faults into the
+ * library. No new mapping once the unplug has begun: those that race it
+ * are the point, later ones unplug_stops_new_work() checks.
+ */
+static void *faulter_thread(void *arg)
+{
+	struct faulter *t = arg;
+	uint32_t gen = 0, *fresh;
+	int sig = 0;
+
+	while (!sig && !__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		sig = faulter_pass(t, t->map, ++gen);
+		if (sig || __atomic_load_n(&unplugging, __ATOMIC_RELAXED))
+			continue;
+		fresh = mmap(NULL, UNPLUG_PAGES * PAGE_SZ,
+			     PROT_READ | PROT_WRITE, MAP_SHARED, fd, t->offset);
+		if (fresh == MAP_FAILED) {
+			if (errno == ENODEV)
+				t->enodev++;
+			else
+				t->mmap_errors++;
+			continue;
+		}
+		sig = faulter_pass(t, fresh, ++gen);
+		munmap(fresh, UNPLUG_PAGES * PAGE_SZ);
+		t->remaps++;
+	}
+	t->early = sig && !__atomic_load_n(&unplugging, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->sig, sig, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* The state files of ZONE_MOVABLE's memory blocks, all online now. */
+static void find_movable_blocks(void)
+{
+	static const char root[] = "/sys/devices/system/memory";
+	char path[300], buf[64] = "";
+	struct dirent *de;
+	DIR *d = opendir(root);
+	int f;
+
+	for (de = d ? readdir(d) : NULL; de && nblocks < MAX_BLOCKS;
+	     de = readdir(d)) {
+		if (strncmp(de->d_name, "memory", 6) || !isdigit(de->d_name[6]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/valid_zones", root,
+			 de->d_name);
+		f = open(path, O_RDONLY);
+		if (f < 0)
+			continue;
+		if (read(f, buf, sizeof(buf) - 1) <= 0)
+			buf[0] = 0;
+		close(f);
+		if (!strncmp(buf, "Movable", 7))
+			snprintf(block_state[nblocks++], sizeof(block_state[0]),
+				 "%s/%s/state", root, de->d_name);
+	}
+	if (d)
+		closedir(d);
+	say("unplug: %u memory blocks in ZONE_MOVABLE", nblocks);
+}
+
+/* Move pool pages under the faults, over and over. */
+static void *churn_thread(void *arg)
+{
+	unsigned int i;
+
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		write_file("/proc/sys/vm/compact_memory", "1");
+		for (i = 0; i < nblocks; i++) {
+			if (!write_file(block_state[i], "offline"))
+				__atomic_add_fetch(&up.offlined, 1,
+						   __ATOMIC_RELAXED);
+			write_file(block_state[i], "online_movable");
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The unplugging thread: real-time on CPU 0, so that its wakeup preempts
+ * a faulting thread there (with preempt=full) anywhere, also between
+ * the driver's lookup and the library. Best effort.
+ */
+static void unplugger_priority(int rt)
+{
+	struct sched_param sp = { .sched_priority = rt };
+	cpu_set_t cpu0;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	sched_setaffinity(0, sizeof(cpu_set_t), rt ? &cpu0 : &all_cpus);
+	pthread_setschedparam(pthread_self(), rt ? SCHED_FIFO : SCHED_OTHER,
+			      &sp);
+}
+
+/* One round: map, fault from every thread, unplug mid-way, check. */
+static void unplug_round(void)
+{
+	struct faulter t[UNPLUG_THREADS] = {};
+	struct gfxbuf_stats st;
+	pthread_t ct;
+	unsigned int i;
+	double deadline;
+	int done;
+
+	fd = open("/dev/gfxbuf", O_RDWR);
+	if (fd < 0)
+		die("open /dev/gfxbuf");
+	for (i = 0; i < UNPLUG_THREADS; i++) {
+		struct gfxbuf_create c = { .pages = UNPLUG_PAGES };
+
+		if (ioctl(fd, GFXBUF_IOC_CREATE, &c))
+			die("GFXBUF_IOC_CREATE");
+		t[i].offset = c.mmap_offset;
+		t[i].map = mmap(NULL, UNPLUG_PAGES * PAGE_SZ,
+				PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				c.mmap_offset);
+		if (t[i].map == MAP_FAILED)
+			die("mmap");
+	}
+	__atomic_store_n(&stop, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&unplugging, 0, __ATOMIC_SEQ_CST);
+	pthread_create(&ct, NULL, churn_thread, NULL);
+	for (i = 0; i < UNPLUG_THREADS; i++)
+		pthread_create(&t[i].tid, NULL, faulter_thread, &t[i]);
+
+	unplugger_priority(1);
+	/*
+	 * Until the VM has moved pages of the BOs under the faults once (an
+	 * offline takes seconds here), wait for it; then unplug somewhere
+	 * else in the threads' loops each round.
+	 */
+	deadline = now() + 20;
+	do {
+		usleep(20000);
+		if (ioctl(fd, GFXBUF_IOC_STATS, &st))
+			die("GFXBUF_IOC_STATS");
+	} while (st.movable && !up.migrated && !st.migrated &&
+		 now() < deadline);
+	up.movable = st.movable;
+	usleep(rnd() % 200000);
+	if (!ioctl(fd, GFXBUF_IOC_STATS, &st))
+		up.migrated += st.migrated;
+	__atomic_store_n(&unplugging, 1, __ATOMIC_SEQ_CST);
+	if (ioctl(fd, GFXBUF_IOC_UNPLUG)) {
+		unplug_failures++;
+		say("unplug: %s", strerror(errno));
+	}
+	unplugger_priority(0);
+
+	/* every thread must run into SIGBUS soon */
+	deadline = now() + 60;
+	do {
+		usleep(10000);
+		for (i = 0, done = 0; i < UNPLUG_THREADS; i++)
+			done += __atomic_load_n(&t[i].sig, __ATOMIC_RELAXED) != 0;
+	} while (done < UNPLUG_THREADS && now() < deadline);
+	__atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
+	pthread_join(ct, NULL);
+	for (i = 0; i < UNPLUG_THREADS; i++) {
+		pthread_join(t[i].tid, NULL);
+		up.sigbus += t[i].sig == SIGBUS;
+		up.early += t[i].early;
+		up.late += !t[i].sig;
+		up.data_errors += t[i].data_errors;
+		up.mmap_errors += t[i].mmap_errors;
+		up.remaps += t[i].remaps;
+		up.enodev += t[i].enodev;
+		if (t[i].sig != SIGBUS || t[i].early)
+			say("unplug: thread %u ended with signal %d%s", i,
+			    t[i].sig, t[i].early ? " before the unplug" : "");
+		munmap(t[i].map, UNPLUG_PAGES * PAGE_SZ);
+	}
+	close(fd);
+	up.rounds++;
+}
+
+/* After the unplug: no new work, the old mappings SIGBUS, jobs done. */
+static void unplug_stops_new_work(void)
+{
+	struct gfxbuf_create a = { .pages = 64 }, b = { .pages = 64 };
+	struct gfxbuf_submit sub = { .op = GFXBUF_OP_CHECKSUM, .pages = 64 };
+	struct gfxbuf_wait w = { .timeout_ms = 60000 };
+	uint64_t fences[16], zero = GFXBUF_CSUM_INIT;
+	uint32_t *ma, *mb, *m2;
+	struct gfxbuf_stats st;
+	unsigned int i;
+	int fd2;
+
+	fd = open("/dev/gfxbuf", O_RDWR);
+	fd2 = open("/dev/gfxbuf", O_RDWR);
+	if (fd < 0 || fd2 < 0)
+		die("open /dev/gfxbuf");
+	uapi_failures = 0;
+	expect_errno("create", ioctl(fd, GFXBUF_IOC_CREATE, &a), 0);
+	expect_errno("create", ioctl(fd, GFXBUF_IOC_CREATE, &b), 0);
+	ma = expect_mmap("mmap", 64, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 a.mmap_offset, 0);
+	mb = expect_mmap("mmap", 64, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 b.mmap_offset, 0);
+	if (!ma || !mb)
+		die("mmap");
+	for (i = 0; i < 64; i++)
+		ma[i * WORDS] = i;
+	/* jobs queued when it comes: the unplug waits for them */
+	sub.src = b.handle;
+	for (i = 0; i < 16; i++) {
+		expect_errno("submit", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), 0);
+		fences[i] = sub.fence;
+	}
+	/* another file is unplugged too */
+	a.handle = 0;
+	expect_errno("create", ioctl(fd2, GFXBUF_IOC_CREATE, &a), 0);
+	m2 = expect_mmap("mmap", 64, PROT_READ | PROT_WRITE, MAP_SHARED, fd2,
+			 a.mmap_offset, 0);
+	if (!m2)
+		die("mmap");
+	expect_touch("write", m2, 1, 5, 0);
+
+	expect_errno("unplug", ioctl(fd, GFXBUF_IOC_UNPLUG), 0);
+	expect_errno("create after", ioctl(fd, GFXBUF_IOC_CREATE, &b), ENODEV);
+	expect_errno("submit after", ioctl(fd, GFXBUF_IOC_SUBMIT, &sub), ENODEV);
+	expect_errno("stats after", ioctl(fd, GFXBUF_IOC_STATS, &st), ENODEV);
+	expect_mmap("mmap after", 64, PROT_READ, MAP_SHARED, fd,
+		    b.mmap_offset, ENODEV);
+	expect_touch("old mapping", ma, 0, 0, SIGBUS);
+	expect_touch("old mapping, write", mb + 63 * WORDS, 1, 1, SIGBUS);
+	expect_touch("other file's mapping", m2, 0, 0, SIGBUS);
+	expect_errno("other file's create", ioctl(fd2, GFXBUF_IOC_CREATE, &a),
+		     ENODEV);
+	/* the jobs ran on the BO's pages (zeroes) before they went */
+	for (i = 0; i < 64 * WORDS; i++)
+		zero = gfxbuf_csum(zero, 0);
+	for (i = 0; i < 16; i++) {
+		w.fence = fences[i];
+		w.result = 0;
+		expect_errno("wait", ioctl(fd, GFXBUF_IOC_WAIT, &w), 0);
+		if (w.result != zero) {
+			uapi_failures++;
+			say("unplug: job %u: checksum %#llx, want %#llx", i,
+			    (unsigned long long)w.result,
+			    (unsigned long long)zero);
+		}
+	}
+	expect_errno("destroy", ioctl(fd, GFXBUF_IOC_DESTROY, &b.handle), 0);
+	expect_errno("destroy twice", ioctl(fd, GFXBUF_IOC_DESTROY, &b.handle),
+		     ENOENT);
+	expect_errno("unplug again", ioctl(fd, GFXBUF_IOC_UNPLUG), 0);
+	munmap(ma, 64 * PAGE_SZ);
+	munmap(mb, 64 * PAGE_SZ);
+	munmap(m2, 64 * PAGE_SZ);
+	close(fd);
+	close(fd2);
+	unplug_failures += uapi_failures;
+}
+
+/* faults in flight, round after round */
+static void unplug_faults_in_flight(void)
+{
+	unsigned int i;
+
+	sched_getaffinity(0, sizeof(all_cpus), &all_cpus);
+	find_movable_blocks();
+	for (i = 0; i < opt.rounds; i++)
+		unplug_round();
+	for (i = 0; i < nblocks; i++)
+		write_file(block_state[i], "online_movable");
+	say("unplug: %u rounds, %u threads ended in SIGBUS", up.rounds,
+	    up.sigbus);
+	say("unplug: %lu remaps, %lu mmap ENODEV, %llu pages migrated, %lu blocks offlined",
+	    up.remaps, up.enodev, (unsigned long long)up.migrated,
+	    up.offlined);
+	/* with movable pages, the VM must have moved some under the faults */
+	if (up.sigbus != up.rounds * UNPLUG_THREADS || up.early ||
+	    up.data_errors || up.mmap_errors || !up.remaps ||
+	    (up.movable && !up.migrated))
+		unplug_failures++;
+}
+
+/* a file opened afterwards has a device again */
+static void unplug_then_reopen(void)
+{
+	struct gfxbuf_create c = { .pages = 4 };
+	uint32_t *map;
+
+	fd = open("/dev/gfxbuf", O_RDWR);
+	if (fd < 0)
+		die("open /dev/gfxbuf");
+	uapi_failures = 0;
+	expect_errno("create", ioctl(fd, GFXBUF_IOC_CREATE, &c), 0);
+	map = expect_mmap("mmap", 4, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			  c.mmap_offset, 0);
+	if (map) {
+		expect_touch("write", map + 3 * WORDS, 1, 9, 0);
+		expect_word("read", map, 3, 9);
+		munmap(map, 4 * PAGE_SZ);
+	}
+	close(fd);
+	unplug_failures += uapi_failures;
+}
+
+static int unplug_test(void)
+{
+	static const struct test_case cases[] = {
+		CASE(unplug_faults_in_flight),
+		CASE(unplug_stops_new_work),
+		CASE(unplug_then_reopen),
+	};
+
+	double t0 = now();
+
+	close(fd);
+	catch_touch_signals();
+	run_cases(cases, ARRAY_SIZE(cases), &unplug_failures);
+	printf("GFXBUF_RESULT status=%s mode=unplug failures=%d seconds=%.1f",
+	       unplug_failures ? "fail" : "ok", unplug_failures, now() - t0);
+	printf(" rounds=%u", up.rounds);
+	printf(" sigbus=%u early=%u late=%u data_errors=%u mmap_errors=%u",
+	       up.sigbus, up.early, up.late, up.data_errors, up.mmap_errors);
+	printf(" remaps=%lu mmap_enodev=%lu migrated=%llu offlined=%lu\n",
+	       up.remaps, up.enodev, (unsigned long long)up.migrated,
+	       up.offlined);
+	return !!unplug_failures;
+}
+
 static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: gfxbuf_test [--alloc-mib N] [--keep-pct P] [--bo-pages K]\n"
 		"                   [--tries T] [--seed S] [--no-driver] [--expect-moved]\n"
 		"                   [--offline]\n"
-		"       gfxbuf_test --uapi\n");
+		"       gfxbuf_test --uapi\n"
+		"       gfxbuf_test --unplug [--rounds R]\n");
 	exit(2);
 }
 
@@ -1091,7 +1479,8 @@ static void parse(int argc, char **argv)
 		{ "bo-pages", 1, 0, 'b' }, { "tries", 1, 0, 't' },
 		{ "seed", 1, 0, 's' }, { "no-driver", 0, 0, 'n' },
 		{ "expect-moved", 0, 0, 'e' }, { "uapi", 0, 0, 'u' },
-		{ "offline", 0, 0, 'o' },
+		{ "offline", 0, 0, 'o' }, { "unplug", 0, 0, 'p' },
+		{ "rounds", 1, 0, 'r' },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
@@ -1124,6 +1513,12 @@ static void parse(int argc, char **argv)
 			break;
 		case 'o':
 			opt.offline = 1;
+			break;
+		case 'p':
+			opt.unplug = 1;
+			break;
+		case 'r':
+			opt.rounds = atoi(optarg);
 			break;
 		default:
 			print_usage();
@@ -1323,6 +1718,8 @@ int main(int argc, char **argv)
 		die("open /dev/gfxbuf");
 	if (opt.uapi)
 		return uapi_test();
+	if (opt.unplug)
+		return unplug_test();
 	run_cases(cases, ARRAY_SIZE(cases), &main_failures);
 
 	printf("GFXBUF_RESULT status=%s mode=%s huge_pages=%ld held_mib=%lu",

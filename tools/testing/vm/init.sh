@@ -4,7 +4,7 @@
 # failure of either.
 # shellcheck shell=sh disable=SC2086,SC2015
 # /init of the test guest. The kernel command line picks the scenario:
-#   mptest=boot|none|movable|unmovable|offline|stress|dkms|balloon|bench
+#   mptest=boot|none|movable|unmovable|offline|unplug|stress|dkms|balloon|bench
 #   mpargs=--opt=val,--opt=val
 #   mpuapi=1 also runs the uapi checks after the main test, and then
 #   mpfuzz=CALLS:SEED calls of gfxbuf_fuzz (4 threads) against the same limits
@@ -86,6 +86,14 @@ unmovable)
 	[ $rc = 0 ] && { /gfxbuf_test $args || rc=1; }
 	[ -z "$uapi" ] || uapi
 	unload
+	;;
+unplug)
+	# hot-unplug while threads fault on the BOs: gfxbuf, then its twin
+	for drv in gfxbuf unmovable_gfxbuf; do
+		load
+		[ $rc = 0 ] && { /gfxbuf_test --unplug $args || rc=1; }
+		unload
+	done
 	;;
 stress)
 	# everything at once on every CPU (gfxbuf_stress.c), then the uapi
