@@ -2,9 +2,10 @@
 /*
  * Creating a pool, and allocating and freeing its pages one at a time: the
  * arguments refused, what makes a page movable, the counters, and a page
- * freed into the wrong pool or twice.
+ * freed into the wrong pool, twice, while pinned or in atomic context.
  */
 
+#include <linux/irqflags.h>
 #include <linux/mmzone.h>
 #include <linux/string.h>
 
@@ -143,17 +144,23 @@ static void test_free_into_other_pool_is_refused(struct kunit *test)
 	struct mpt_ctx *ctx = test->priv;
 	struct movable_pool_stats s;
 	struct movable_pool *other;
+	unsigned int global;
 
 	other = movable_pool_create("kunit-other", &mpt_ops, ctx);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
 	mpt_fill(test, 0, 1);
 
-	/* expected: one "misuse" warning; the page stays in its own pool */
+	/*
+	 * expected: one "misuse" warning; the page stays in its own pool.
+	 * Counted in no pool's stats: the one asked may be a freed one.
+	 */
+	global = mpt_global_misuse(test);
 	movable_pool_free_page(other, ctx->table[0]);
 	movable_pool_get_stats(other, &s);
-	KUNIT_EXPECT_EQ(test, s.misuse, 1UL);	/* the pool asked counts it */
+	KUNIT_EXPECT_EQ(test, s.misuse, 0UL);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).misuse, 0UL);
 	KUNIT_EXPECT_EQ(test, mpt_misuse(ctx), 1U);
+	KUNIT_EXPECT_EQ(test, mpt_global_misuse(test) - global, 1U);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 1UL);
 	KUNIT_EXPECT_TRUE(test, mp_page_movable(ctx->table[0]));
 	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(ctx->table[0], 0));
@@ -176,6 +183,57 @@ static void test_double_free_is_refused(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+/* A device may be using a pinned page: it stays in the pool, unfreed. */
+static void test_free_pinned_page_is_refused(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned int before = mpt_misuse(ctx);
+	struct page *page;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(page), 0);
+	/* expected: one "misuse" warning */
+	movable_pool_free_page(ctx->pool, page);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1U);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 1UL);
+	KUNIT_EXPECT_EQ(test, page_count(page), 1);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(page, 0));
+	movable_pool_unpin(page);
+	mpt_expect_fields(test, page, &ctx->table[0], 0);
+	mpt_free(ctx, 0);
+	mpt_expect_idle(test, ctx);
+}
+
+/*
+ * Calls that may sleep, made where they must not: refused before they
+ * sleep, not only when a page lock happens to be contended.
+ */
+static void test_atomic_context_calls_refused(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned int before = mpt_misuse(ctx);
+	struct page *page, *atomic_page;
+	unsigned long flags;
+
+	mpt_fill(test, 0, 1);
+	/* expected: three "misuse" warnings */
+	local_irq_save(flags);
+	page = movable_pool_alloc_page(ctx->pool, GFP_KERNEL, NULL, 1);
+	atomic_page = movable_pool_alloc_page(ctx->pool, GFP_ATOMIC, NULL, 2);
+	movable_pool_free_page(ctx->pool, ctx->table[0]);
+	movable_pool_free_pages(ctx->pool, ctx->table, 1);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, mpt_err(page), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mpt_err(atomic_page), 0);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 3U);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 2UL);
+	mpt_expect_fields(test, ctx->table[0], &ctx->table[0], 0);
+	if (!IS_ERR(atomic_page))
+		movable_pool_free_page(ctx->pool, atomic_page);
+	mpt_expect_idle(test, ctx);
+}
+
 static struct kunit_case movable_pool_alloc_cases[] = {
 	KUNIT_CASE(test_create_rejects_bad_arguments),
 	KUNIT_CASE(test_create_gives_empty_pool),
@@ -186,6 +244,8 @@ static struct kunit_case movable_pool_alloc_cases[] = {
 	KUNIT_CASE(test_free_updates_stats),
 	KUNIT_CASE(test_free_into_other_pool_is_refused),
 	KUNIT_CASE(test_double_free_is_refused),
+	KUNIT_CASE(test_free_pinned_page_is_refused),
+	KUNIT_CASE(test_atomic_context_calls_refused),
 	{}
 };
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Destroying a pool while the VM holds its pages isolated, while one is being
- * migrated, with pages the driver forgot to free, while allocations race it,
- * and with a page the kernel never made movable.
+ * migrated or dropped, with pages the driver forgot to free or left pinned,
+ * while allocations race it, with a page the kernel never made movable, and
+ * the calls a careless driver makes after it.
  */
 
 #include <linux/delay.h>
@@ -117,37 +118,72 @@ static int mpt_async_alloc_until_error(struct mpt_async *a)
 		page = movable_pool_alloc_page(a->pool, MPT_GFP, NULL, 0);
 		if (IS_ERR(page))
 			return PTR_ERR(page);
-		/* a few hundred pages a tick at most: destroy comes soon */
-		if (!(n % 256))
-			usleep_range(1000, 2000);
-		cond_resched();
+		if (!(n % 64))
+			cond_resched();
 	}
 }
 
+static int mpt_async_add_page(struct mpt_async *a)
+{
+	return movable_pool_add_page(a->pool, a->page, NULL, 0);
+}
+
 /*
- * Allocations racing destroy fail with -ENODEV, and none adds a page that
- * destroy would miss. The pool stays alive meanwhile: destroy waits for
- * a page the test holds isolated, and no call may follow destroy's end.
+ * An add that sleeps (for the page lock, as an allocation may sleep in
+ * reclaim) when destroy begins: destroy waits for it, and it fails with
+ * -ENODEV, the page still the caller's.
+ */
+static void test_add_page_sleeping_when_destroy_begins(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_async adder = { .ctx = ctx, .pool = ctx->pool };
+	struct mpt_destroyer destroyer;
+	struct page *page = alloc_page(MPT_GFP);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	lock_page(page);	/* the add waits for it, past its checks */
+	adder.page = page;
+	mpt_async_start(test, &adder, mpt_async_add_page);
+	msleep(50);
+	mpt_destroy_begin(test, &destroyer);
+	msleep(50);
+	/* without a reference destroy waits for, the pool is gone by now */
+	KUNIT_EXPECT_FALSE(test, completion_done(&destroyer.async.done));
+	unlock_page(page);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&adder.done, 10 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, adder.ret, -ENODEV);
+	KUNIT_EXPECT_EQ(test, mpt_destroy_end(test, &destroyer), 0U);
+	KUNIT_EXPECT_EQ(test, page_count(page), 1);
+	KUNIT_EXPECT_PTR_EQ(test, mp_page_mapping(page), NULL);
+	__free_page(page);
+}
+
+/*
+ * Allocations racing destroy fail with -ENODEV, none adds a page that
+ * destroy would miss, and none touches a freed pool (KASAN). An add asleep
+ * on its page lock keeps destroy from finishing meanwhile: a call under
+ * way, which destroy must wait for, and which lets the test stop its
+ * allocator before destroy ends (a call that began after that would be the
+ * test's own use after free).
  */
 static void test_alloc_races_destroy(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
-	struct mpt_async allocator = { .ctx = ctx };
+	struct mpt_async allocator = { .ctx = ctx }, adder = { .ctx = ctx };
 	struct mpt_destroyer destroyer;
-	struct page *held;
-	LIST_HEAD(list);
 	int round;
 
+	adder.page = alloc_page(MPT_GFP);
+	KUNIT_ASSERT_NOT_NULL(test, adder.page);
 	movable_pool_destroy(ctx->pool);
-	for (round = 0; round < 20; round++) {
+	for (round = 0; round < 8; round++) {
 		ctx->pool = movable_pool_create("kunit-race", &mpt_ops, ctx);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->pool);
-		held = movable_pool_alloc_page(ctx->pool, MPT_GFP, NULL, 0);
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, held);
-		get_page(held);
-		KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(held));
-
 		allocator.pool = ctx->pool;
+		adder.pool = ctx->pool;
+		lock_page(adder.page);
+		mpt_async_start(test, &adder, mpt_async_add_page);
 		mpt_async_start(test, &allocator, mpt_async_alloc_until_error);
 		fsleep((round % 4) * 1000);
 		mpt_destroy_begin(test, &destroyer);
@@ -156,16 +192,126 @@ static void test_alloc_races_destroy(struct kunit *test)
 							    10 * HZ), 0UL);
 		KUNIT_EXPECT_EQ(test, allocator.ret, -ENODEV);
 		KUNIT_EXPECT_FALSE(test, completion_done(&destroyer.async.done));
-
-		/* the VM hands the page back; destroy frees every page */
-		list_add(&held->lru, &list);
-		putback_movable_pages(&list);
+		unlock_page(adder.page);
+		KUNIT_EXPECT_NE(test,
+				wait_for_completion_timeout(&adder.done, 10 * HZ),
+				0UL);
+		KUNIT_EXPECT_EQ(test, adder.ret, -ENODEV);
 		/* expected: one "misuse" warning, for the pages left to destroy */
-		KUNIT_EXPECT_EQ(test, mpt_destroy_end(test, &destroyer), 1U);
-		KUNIT_EXPECT_EQ(test, page_count(held), 1);
-		mpt_expect_detached(test, held);
-		put_page(held);
+		KUNIT_EXPECT_LE(test, mpt_destroy_end(test, &destroyer), 1U);
 	}
+	KUNIT_EXPECT_EQ(test, page_count(adder.page), 1);
+	__free_page(adder.page);
+}
+
+/* Hold the misusing thread until destroy is done (or a second passed). */
+static void mpt_wait_for_destroy(struct mpt_ctx *ctx)
+{
+	int ms;
+
+	/* a tracepoint probe: no sleeping. On one CPU destroy cannot run. */
+	for (ms = 0; ms < 1000 && !completion_done(ctx->misuse_waits_for); ms++)
+		mdelay(1);
+}
+
+/*
+ * A routine that drops its page while destroy waits for it, and leaves
+ * @dst pinned: the library's last words on that migration (the misuse it
+ * reports, its trace event) come after destroy may go on, so they must not
+ * use the pool once it may be freed. The probe holds the migration back
+ * until destroy has returned; on two CPUs (7.x) KASAN sees any access.
+ */
+static void test_drop_races_destroy(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_async mover = { .ctx = ctx };
+	struct mpt_destroyer destroyer;
+	struct page *src;
+
+	mpt_fill(test, 0, 1);
+	src = ctx->table[0];
+	get_page(src);
+	ctx->block_in_routine = true;
+	ctx->pin_in_routine = true;
+	ctx->keep_dst_pin = true;
+	ctx->fail_with = MOVABLE_POOL_MIGRATE_DROP;
+	ctx->fail_times = 1;
+	mover.page = src;
+	mpt_async_start(test, &mover, mpt_async_move);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ctx->entered, 10 * HZ),
+			0UL);
+	mpt_destroy_begin(test, &destroyer);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&destroyer.async.done));
+	ctx->misuse_waits_for = &destroyer.async.done;
+	ctx->on_misuse = mpt_wait_for_destroy;
+	complete(&ctx->release);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&mover.done, 10 * HZ),
+			0UL);
+	/* expected: one "misuse" warning, for the pinned @dst; src was let go */
+	KUNIT_EXPECT_EQ(test, mpt_destroy_end(test, &destroyer), 1U);
+	ctx->on_misuse = NULL;
+	KUNIT_EXPECT_EQ(test, mover.ret, 0);
+	KUNIT_EXPECT_EQ(test, page_count(src), 1);
+	mpt_expect_detached(test, src);
+	put_page(src);
+	put_page(ctx->watch_dst);
+	memset(ctx->table, 0, sizeof(ctx->table));
+}
+
+/*
+ * A page pinned for a device when the pool goes is never freed under the
+ * device: destroy lets it go, leaks it and says so.
+ */
+static void test_destroy_leaks_pinned_pages(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct page *watch[2];
+
+	mpt_fill_watched(test, watch, 2);
+	KUNIT_ASSERT_EQ(test, movable_pool_pin(watch[1]), 0);
+	memset(ctx->table, 0, sizeof(ctx->table));	/* forgotten */
+	/* expected: two "misuse" warnings: a page not freed, one pinned */
+	KUNIT_EXPECT_EQ(test, mpt_destroy(test), 2U);
+	KUNIT_EXPECT_EQ(test, page_count(watch[0]), 1);
+	/* the pool's reference stays: the page is never freed */
+	KUNIT_EXPECT_EQ(test, page_count(watch[1]), 2);
+	KUNIT_EXPECT_TRUE(test, mpt_pattern_ok(watch[1], 1));
+	mpt_expect_detached(test, watch[1]);
+	put_page(watch[0]);
+	put_page(watch[1]);
+}
+
+/*
+ * What a careless driver does after destroy, with pages destroy freed for
+ * it: each call is refused, counted in debugfs, and touches no pool.
+ */
+static void test_calls_after_destroy(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct movable_pool *gone = ctx->pool;
+	unsigned int global, before;
+	struct page *watch[2], *pages[2];
+
+	mpt_fill_watched(test, watch, 2);
+	pages[0] = watch[0];
+	pages[1] = watch[1];
+	memset(ctx->table, 0, sizeof(ctx->table));
+	/* expected: one "misuse" warning, for the pages destroy freed */
+	KUNIT_EXPECT_EQ(test, mpt_destroy(test), 1U);
+
+	/* expected: four "misuse" warnings, in no pool's stats */
+	global = mpt_global_misuse(test);
+	before = mpt_misuse(ctx);
+	movable_pool_free_pages(gone, pages, 2);
+	KUNIT_EXPECT_EQ(test, movable_pool_pin(watch[0]), -EINVAL);
+	movable_pool_unpin(watch[1]);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 4U);
+	KUNIT_EXPECT_EQ(test, mpt_global_misuse(test) - global, 4U);
+	KUNIT_EXPECT_EQ(test, page_count(watch[0]), 1);
+	KUNIT_EXPECT_EQ(test, page_count(watch[1]), 1);
+	put_page(watch[0]);
+	put_page(watch[1]);
 }
 
 /*
@@ -189,8 +335,7 @@ static void test_destroy_skips_unrecognised_page(struct kunit *test)
 	/* expected: one "misuse" warning, for the page not made movable */
 	KUNIT_EXPECT_EQ(test, mpt_destroy(test), 1U);
 	KUNIT_EXPECT_EQ(test, page_count(page), 1);
-	KUNIT_EXPECT_EQ(test, page_private(page), 0UL);
-	KUNIT_EXPECT_EQ(test, *mp_page_word(page), 0UL);
+	mpt_expect_detached(test, page);
 	put_page(page);
 }
 
@@ -199,6 +344,10 @@ static struct kunit_case movable_pool_destroy_cases[] = {
 	KUNIT_CASE(test_destroy_frees_forgotten_pages),
 	KUNIT_CASE(test_destroy_during_migration),
 	KUNIT_CASE(test_alloc_races_destroy),
+	KUNIT_CASE(test_add_page_sleeping_when_destroy_begins),
+	KUNIT_CASE(test_drop_races_destroy),
+	KUNIT_CASE(test_destroy_leaks_pinned_pages),
+	KUNIT_CASE(test_calls_after_destroy),
 	KUNIT_CASE(test_destroy_skips_unrecognised_page),
 	{}
 };

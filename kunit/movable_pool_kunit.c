@@ -5,6 +5,7 @@
  * movable_pool_kunit.h).
  */
 
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/kthread.h>
@@ -24,21 +25,21 @@ static int mpt_migrate(struct movable_pool *pool, void *owner, pgoff_t index,
 	ctx->last_owner = owner;
 	ctx->last_index = index;
 	ctx->dst_offline = PageOffline(dst);
-	if (ctx->pin_in_routine) {
-		ctx->pin_src_ret = movable_pool_pin(src);
-		ctx->pin_dst_ret = movable_pool_pin(dst);
-		if (!ctx->pin_dst_ret)
-			movable_pool_unpin(dst);
-	}
-	if (ctx->fail_times > 0) {
-		ctx->fail_times--;
-		return ctx->fail_with;
-	}
 	if (ctx->block_in_routine) {
 		ctx->watch_dst = dst;
 		get_page(dst);
 		complete(&ctx->entered);
 		wait_for_completion(&ctx->release);
+	}
+	if (ctx->pin_in_routine) {
+		ctx->pin_src_ret = movable_pool_pin(src);
+		ctx->pin_dst_ret = movable_pool_pin(dst);
+		if (!ctx->pin_dst_ret && !ctx->keep_dst_pin)
+			movable_pool_unpin(dst);
+	}
+	if (ctx->fail_times > 0) {
+		ctx->fail_times--;
+		return ctx->fail_with;
 	}
 
 	if (mode == MIGRATE_ASYNC) {
@@ -108,12 +109,16 @@ void mpt_expect_idle(struct kunit *test, struct mpt_ctx *ctx)
 	KUNIT_EXPECT_EQ(test, ctx->violations, 0);
 }
 
-/* @page no longer refers to a pool: what the library wrote is gone. */
+/*
+ * @page no longer refers to a pool: what the library wrote is gone, but
+ * for the mark of a page that left one.
+ */
 void mpt_expect_detached(struct kunit *test, struct page *page)
 {
 	KUNIT_EXPECT_PTR_EQ(test, mp_page_mapping(page), NULL);
 	KUNIT_EXPECT_EQ(test, page_private(page), 0UL);
-	KUNIT_EXPECT_EQ(test, *mp_page_word(page), 0UL);
+	KUNIT_EXPECT_EQ_MSG(test, *mp_page_word(page) & ~MOVABLE_POOL_MAX_INDEX,
+			    MPT_WORD_GONE, "word %lx", *mp_page_word(page));
 }
 
 /* What the library keeps in the struct page of a pool page at rest. */
@@ -130,6 +135,26 @@ static void mpt_count_misuse(void *data, unsigned int pool, unsigned long site)
 	struct mpt_ctx *ctx = data;
 
 	atomic_inc(&ctx->misuse);
+	if (ctx->on_misuse)
+		ctx->on_misuse(ctx);
+}
+
+unsigned int mpt_global_misuse(struct kunit *test)
+{
+	struct dentry *dir, *file = NULL;
+	unsigned int n = 0;
+
+	dir = debugfs_lookup("movable_pool", NULL);
+	if (!IS_ERR_OR_NULL(dir))
+		file = debugfs_lookup("misuse", dir);
+	/* debugfs_create_atomic_t() keeps the counter's address there */
+	if (!IS_ERR_OR_NULL(file))
+		n = atomic_read((atomic_t *)d_inode(file)->i_private);
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR_OR_NULL(file),
+			       "no debugfs movable_pool/misuse");
+	dput(file);
+	dput(dir);
+	return n;
 }
 
 /* mpt_init() for a pool with @ops: a suite's .init calls it. */
@@ -268,6 +293,15 @@ int mpt_move(struct page *page, enum migrate_mode mode)
 	if (!list_empty(&list))
 		putback_movable_pages(&list);
 	return ret;
+}
+
+/* The VM hands back @page, which it had isolated, without migrating it. */
+void mpt_putback(struct page *page)
+{
+	LIST_HEAD(list);
+
+	list_add(&page->lru, &list);
+	putback_movable_pages(&list);
 }
 
 static int mpt_async_thread(void *data)

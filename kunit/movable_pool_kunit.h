@@ -26,6 +26,13 @@
 #define MPT_PAGES	64
 #define MPT_GFP		(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN)
 
+/*
+ * The word a page keeps once it left a pool, but for the index bits
+ * (MP_GONE in lib/movable_pool.c): all three state bits and a tag.
+ */
+#define MPT_WORD_GONE	(GENMASK(BITS_PER_LONG - 1, BITS_PER_LONG - 3) | \
+			 (0xa5aUL << MOVABLE_POOL_INDEX_BITS))
+
 struct mpt_ctx {
 	struct kunit *test;
 	struct movable_pool *pool;
@@ -50,8 +57,14 @@ struct mpt_ctx {
 	int fail_with;
 	int fail_times;
 	bool pin_in_routine;
+	bool keep_dst_pin;		/* and leave @dst pinned (misuse) */
 	int pin_src_ret;
 	int pin_dst_ret;
+	struct movable_pool *fault_pool;	/* what the fault passes, if set */
+
+	/* run by the misuse probe, in the misusing context: must not sleep */
+	void (*on_misuse)(struct mpt_ctx *ctx);
+	struct completion *misuse_waits_for;
 
 	/* how the "driver" maps pages */
 	bool raw_mmap;			/* VMA set up without movable_pool_mmap() */
@@ -106,6 +119,9 @@ static inline unsigned int mpt_misuse_since(struct mpt_ctx *ctx,
 	return mpt_misuse(ctx) - before;
 }
 
+/* debugfs movable_pool/misuse: misuse of every pool and of none. */
+unsigned int mpt_global_misuse(struct kunit *test);
+
 /* The errno an ERR_PTR() carries, or 0 for any other pointer. */
 static inline int mpt_err(const void *ptr)
 {
@@ -124,6 +140,7 @@ void mpt_fill_watched(struct kunit *test, struct page **watch, int n);
 void mpt_expect_released(struct kunit *test, struct page **watch, int n);
 struct page *mpt_unlink(struct mpt_ctx *ctx, int i);
 int mpt_move(struct page *page, enum migrate_mode mode);
+void mpt_putback(struct page *page);
 
 /* Run a step of a test in a thread of its own. */
 struct mpt_async {

@@ -8,6 +8,9 @@
  * drivers' PageOffline() pages are not the library's.
  */
 
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+
 #include "movable_pool_kunit.h"
 
 static int mpt_init_offline(struct kunit *test)
@@ -172,6 +175,28 @@ static void test_offline_page_of_another_driver(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+/*
+ * Hibernation, kdump and /proc/kcore take PageOffline() contents for
+ * garbage: such a pool is for balloons, never mapped to userspace.
+ */
+static void test_offline_pool_cannot_be_mapped(struct kunit *test)
+{
+	static const struct file_operations fops;
+	struct mpt_ctx *ctx = test->priv;
+	unsigned int before = mpt_misuse(ctx);
+	struct address_space *mapping;
+	struct file *file;
+
+	file = anon_inode_getfile("mpt", &fops, NULL, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
+	mapping = file->f_mapping;
+	/* expected: one "misuse" warning */
+	KUNIT_EXPECT_EQ(test, movable_pool_open(ctx->pool, file), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1U);
+	KUNIT_EXPECT_PTR_EQ(test, file->f_mapping, mapping);
+	fput(file);
+}
+
 static void test_create_refuses_unknown_flags(struct kunit *test)
 {
 	struct movable_pool_ops ops = mpt_ops;
@@ -187,6 +212,7 @@ static struct kunit_case movable_pool_offline_cases[] = {
 	KUNIT_CASE(test_offline_drop),
 	KUNIT_CASE(test_offline_free_isolated_and_destroy),
 	KUNIT_CASE(test_offline_page_of_another_driver),
+	KUNIT_CASE(test_offline_pool_cannot_be_mapped),
 	KUNIT_CASE(test_create_refuses_unknown_flags),
 	{}
 };

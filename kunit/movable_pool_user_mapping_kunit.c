@@ -3,9 +3,11 @@
  * User mappings through the pool's address_space: faults through
  * movable_pool_insert_pfn(), the zap before a page moves and the refault
  * onto the new page, a reader racing migration, a freed page's PTE, and the
- * misuse: private mappings, a page mapped at another offset than its index,
- * vm_insert_page() on a pool page, destroy while userspace still maps the
- * pool. A fault that finds the page locked waits without mmap_lock.
+ * misuse: private mappings (a user's, refused quietly, and a driver's), a
+ * page mapped at another offset than its index, a page of another pool or
+ * a stale one, vm_insert_page() on a pool page, destroy while userspace
+ * still maps the pool and faults after it. A fault that finds the page
+ * locked waits without mmap_lock.
  */
 
 #include <linux/anon_inodes.h>
@@ -37,7 +39,7 @@ static vm_fault_t mpt_fault(struct vm_fault *vmf)
 	mutex_unlock(&ctx->lock);
 	if (!page)
 		return VM_FAULT_SIGBUS;
-	ret = movable_pool_insert_pfn(ctx->pool, vmf, page);
+	ret = movable_pool_insert_pfn(ctx->fault_pool ?: ctx->pool, vmf, page);
 	put_page(page);
 	atomic_inc(&ctx->faults);
 	return ret;
@@ -307,7 +309,25 @@ static void test_free_zaps_user_mapping(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
-static void test_private_mapping_refused(struct kunit *test)
+/* A user's private mapping: refused, and no warning a user could fire. */
+static void test_private_mapping_refused_quietly(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned int before = mpt_misuse(ctx);
+	unsigned long addr;
+	struct file *file;
+
+	mpt_fill(test, 0, 1);
+	addr = mpt_user_map_flags(test, &file, PAGE_SIZE, MAP_PRIVATE);
+	KUNIT_EXPECT_EQ(test, addr, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 0U);
+	if (file)
+		fput(file);
+	mpt_expect_idle(test, ctx);
+}
+
+/* A driver's: a private VMA it set up by hand reaches the fault helper. */
+static void test_private_mapping_fault_refused(struct kunit *test)
 {
 	struct mpt_ctx *ctx = test->priv;
 	unsigned int before = mpt_misuse(ctx);
@@ -316,19 +336,12 @@ static void test_private_mapping_refused(struct kunit *test)
 	u32 val;
 
 	mpt_fill(test, 0, 1);
-	/* movable_pool_mmap() refuses it */
-	addr = mpt_user_map_flags(test, &file, PAGE_SIZE, MAP_PRIVATE);
-	KUNIT_EXPECT_EQ(test, addr, 0UL);
-	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1U);
-	if (file)
-		fput(file);
-
-	/* set up by hand, the fault refuses (vmf_insert_pfn() would BUG()) */
+	/* the fault refuses it (vmf_insert_pfn() would BUG()) */
 	ctx->raw_mmap = true;
 	addr = mpt_user_map_flags(test, &file, PAGE_SIZE, MAP_PRIVATE);
 	KUNIT_ASSERT_NE(test, addr, 0UL);
 	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), -EFAULT);
-	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 2U);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->faults), 1);
 	vm_munmap(addr, PAGE_SIZE);
 	fput(file);
@@ -355,6 +368,88 @@ static void test_fault_checks_index(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, val, mpt_word(0, 0));
 	vm_munmap(addr, 2 * PAGE_SIZE);
 	fput(file);
+	mpt_expect_idle(test, ctx);
+}
+
+/* The driver hands the fault helper a page of another pool: SIGBUS. */
+static void test_fault_refuses_other_pools_page(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned int before = mpt_misuse(ctx);
+	struct movable_pool *other;
+	struct page *page;
+	unsigned long addr;
+	struct file *file = NULL;
+	u32 val;
+
+	other = movable_pool_create("kunit-other", &mpt_ops, ctx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	page = movable_pool_alloc_page(other, MPT_GFP, &ctx->table[0], 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, page);
+	ctx->table[0] = page;
+	addr = mpt_user_map(test, &file, PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), -EFAULT);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1U);
+	vm_munmap(addr, PAGE_SIZE);
+	fput(file);
+	ctx->table[0] = NULL;
+	movable_pool_free_page(other, page);
+	movable_pool_destroy(other);
+	mpt_expect_idle(test, ctx);
+}
+
+/*
+ * What an architecture's fault handler does: fault at @addr until the
+ * fault is other than VM_FAULT_NOPAGE ("try again"), at most @max times
+ * (UML's own uaccess does not retry). Returns the last result; *@tries
+ * says how many faults it took.
+ */
+static vm_fault_t mpt_fault_until_done(struct mm_struct *mm,
+				       unsigned long addr, int max, int *tries)
+{
+	vm_fault_t ret = VM_FAULT_NOPAGE;
+
+	for (*tries = 0; *tries < max && ret == VM_FAULT_NOPAGE; (*tries)++) {
+		mmap_read_lock(mm);
+		/* no FAULT_FLAG_ALLOW_RETRY: mmap_lock stays held */
+		ret = handle_mm_fault(find_vma(mm, addr), addr, 0, NULL);
+		mmap_read_unlock(mm);
+	}
+	return ret;
+}
+
+/*
+ * A driver whose table still holds a page it freed: each fault finds the
+ * page gone and the driver hands it in again. Not forever: after a bound
+ * no legitimate race reaches, SIGBUS and a warning.
+ */
+static void test_fault_on_stale_page_ends(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned int before = mpt_misuse(ctx);
+	struct file *file = NULL;
+	unsigned long addr;
+	struct page *page;
+	vm_fault_t ret;
+	int tries;
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	get_page(page);		/* the stale table's: the page stays allocated */
+	movable_pool_free_page(ctx->pool, page);
+	addr = mpt_user_map(test, &file, PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	ret = mpt_fault_until_done(current->mm, addr, 100000, &tries);
+	KUNIT_EXPECT_TRUE_MSG(test, ret == VM_FAULT_SIGBUS, "fault gave %x",
+			      (__force unsigned int)ret);
+	kunit_info(test, "SIGBUS after %d faults\n", tries);
+	KUNIT_EXPECT_GT(test, tries, 1);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1U);
+	vm_munmap(addr, PAGE_SIZE);
+	fput(file);
+	ctx->table[0] = NULL;
+	put_page(page);
 	mpt_expect_idle(test, ctx);
 }
 
@@ -452,6 +547,41 @@ static void test_destroy_with_live_mapping(struct kunit *test)
 }
 
 /*
+ * A fault already past the driver's lookup when the device goes: the
+ * driver hands the helper its (freed) pool and a page destroy let go of.
+ * The helper reaches the pool through the file, finds it dead, and gives
+ * SIGBUS without touching the pool (KASAN) and without a warning.
+ */
+static void test_fault_after_destroy_is_sigbus(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_destroyer destroyer;
+	struct file *file = NULL;
+	struct page *watch[1];
+	unsigned int before;
+	unsigned long addr;
+	u32 val;
+
+	mpt_fill_watched(test, watch, 1);
+	addr = mpt_user_map(test, &file, PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	mpt_destroy_begin(test, &destroyer);
+	/* expected: one "misuse" warning, for the page left to destroy */
+	KUNIT_EXPECT_EQ(test, mpt_destroy_end(test, &destroyer), 1U);
+	/* the driver's stale pointers: its pool, the page in its table */
+	ctx->fault_pool = destroyer.async.pool;
+	before = mpt_misuse(ctx);
+	KUNIT_EXPECT_EQ(test, mpt_user_word(addr, 0, &val), -EFAULT);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fault_entered), 1);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 0U);
+	vm_munmap(addr, PAGE_SIZE);
+	fput(file);
+	ctx->fault_pool = NULL;
+	ctx->table[0] = NULL;
+	mpt_expect_released(test, watch, 1);
+}
+
+/*
  * A pool page mapped with vm_insert_page() would keep that mapping when it
  * moves: either the kernel refuses the insertion (7.x: a typed page) or
  * the library refuses to isolate the page.
@@ -486,15 +616,64 @@ static void test_mapcount_page_not_isolated(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+/*
+ * vm_insert_page() after the check at isolation: the library looks again
+ * when it migrates the page and when the driver frees it (5.10 to 6.16;
+ * 7.x refuses the insertion of a typed page itself).
+ */
+static void test_mapcount_seen_at_migrate_and_free(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	unsigned int before = mpt_misuse(ctx);
+	struct file *file = NULL;
+	unsigned long addr;
+	struct page *page;
+	LIST_HEAD(list);
+
+	mpt_fill(test, 0, 1);
+	page = ctx->table[0];
+	KUNIT_ASSERT_TRUE(test, mp_isolate_movable_page(page));
+	list_add(&page->lru, &list);
+	ctx->insert_page = true;
+	addr = mpt_user_map(test, &file, PAGE_SIZE);
+	if (!addr || ctx->insert_page_ret) {
+		putback_movable_pages(&list);
+		if (addr)
+			vm_munmap(addr, PAGE_SIZE);
+		if (file)
+			fput(file);
+		kunit_skip(test, "vm_insert_page() refused: %d",
+			   ctx->insert_page_ret);
+	}
+	/* expected: a "misuse" warning per try to migrate (6.x try twice) */
+	KUNIT_EXPECT_EQ(test, mp_migrate_pages(&list, MPT_GFP, MIGRATE_SYNC), 1);
+	putback_movable_pages(&list);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->calls), 0);
+	KUNIT_EXPECT_GE(test, mpt_misuse_since(ctx, before), 1U);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->table[0], page);
+	/* and one for the free */
+	before = mpt_misuse(ctx);
+	movable_pool_free_page(ctx->pool, mpt_unlink(ctx, 0));
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, before), 1U);
+	vm_munmap(addr, PAGE_SIZE);
+	fput(file);
+	mpt_expect_idle(test, ctx);
+}
+
 static struct kunit_case movable_pool_user_mapping_cases[] = {
 	KUNIT_CASE(test_user_mapping_follows_migration),
 	KUNIT_CASE(test_user_faults_race_migration),
 	KUNIT_CASE(test_free_zaps_user_mapping),
-	KUNIT_CASE(test_private_mapping_refused),
+	KUNIT_CASE(test_private_mapping_refused_quietly),
+	KUNIT_CASE(test_private_mapping_fault_refused),
 	KUNIT_CASE(test_fault_checks_index),
+	KUNIT_CASE(test_fault_refuses_other_pools_page),
+	KUNIT_CASE(test_fault_on_stale_page_ends),
 	KUNIT_CASE(test_fault_retries_without_mmap_lock),
 	KUNIT_CASE(test_destroy_with_live_mapping),
+	KUNIT_CASE(test_fault_after_destroy_is_sigbus),
 	KUNIT_CASE(test_mapcount_page_not_isolated),
+	KUNIT_CASE(test_mapcount_seen_at_migrate_and_free),
 	{}
 };
 

@@ -13,20 +13,36 @@
  *   leaves a pool (mp_detach()) under the page lock and pool->lock both,
  *   so pin/unpin, which run without the page lock, see a page either in
  *   the pool with its state or gone.
- * - Pinned pages are never isolated; MP_MIGRATING is set only with a zero
- *   pin count, and pin fails with -EAGAIN while it is set. So the routine
- *   never runs on a page a device or the CPU is using.
+ * - Pinned pages are never isolated, freed or let go by destroy;
+ *   MP_MIGRATING is set only with a zero pin count, and pin fails with
+ *   -EAGAIN while it is set. So the routine never runs on a page a device
+ *   or the CPU is using, and no device uses a page the pool let go.
  * - A page the driver frees while the VM holds it isolated stays attached,
  *   marked MP_FREED, until the VM hands it back through putback or migrate,
  *   which detach it and drop the pool's reference.
  * - A page the routine drops (MOVABLE_POOL_MIGRATE_DROP) leaves the pool as
  *   the old page of a successful migration does, and the new page as after
  *   a failed one: the VM, told of success, frees both.
- * - Teardown refuses new isolations, migrations and allocations, waits
- *   until the VM has handed back every isolated page (zsmalloc learnt to
- *   do the same), then detaches the pages left on the list.
+ * - A page that left a pool keeps MP_GONE in its word until it is reused,
+ *   so the fault helper can tell a page that moved or was freed since the
+ *   driver looked it up from one the driver should never have had.
  * - A page leaves the pool with its user mappings zapped under its page
  *   lock, which movable_pool_insert_pfn() takes before it maps a page.
+ *
+ * Pool lifetime. movable_pool_destroy() frees the pool once (1) no call
+ * that may race it holds a live reference (pool->users: allocation,
+ * add_page, open, mmap and faults take one, or fail with -ENODEV once
+ * destroy has begun), (2) the VM holds no page isolated, and (3) it has
+ * detached every listed page under that page's lock; and it frees the
+ * memory an RCU grace period later. So library code may touch a pool only
+ * while it holds one of these three (a live reference, an isolated page
+ * still counted, the lock of a page still attached), or inside an RCU
+ * read-side section that began while it held one or saw the page attached
+ * (pin and unpin, which reach the pool from a page without its lock).
+ * What follows the point where the last of them goes (a tracepoint, a
+ * misuse count) uses values read before it or runs under rcu_read_lock().
+ * A pool a call reaches in no such way is not dereferenced: its misuse is
+ * counted globally (debugfs movable_pool/misuse).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -42,10 +58,13 @@
 #include <linux/mount.h>
 #include <linux/movable_pool.h>
 #include <linux/pagemap.h>
+#include <linux/percpu-refcount.h>
 #include <linux/pseudo_fs.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
@@ -65,6 +84,25 @@
 #define MP_ISOLATED	BIT(BITS_PER_LONG - 1)	/* the VM holds the page */
 #define MP_ONE_PIN	BIT(MOVABLE_POOL_INDEX_BITS)
 
+/*
+ * The word of a page that left a pool: all three state bits, which no page
+ * in a pool has at once, and a tag in the pin bits, which neither a page
+ * index nor a kernel pointer (a slab's freelist shares the word) has; the
+ * index bits count the faults that found the page gone. With all pin bits
+ * and no index it marks a page movable_pool_free_pages() is letting go of
+ * right now, under its lock.
+ */
+#define MP_STATE	(MP_FREED | MP_MIGRATING | MP_ISOLATED)
+#define MP_GONE		(MP_STATE | FIELD_PREP(MP_PINS, 0xa5a))
+#define MP_GONE_BATCH	(MP_STATE | MP_PINS)
+
+/*
+ * How often a fault may find the same page gone before the driver's table
+ * is taken for stale: a page that moved or was freed since the lookup is
+ * found gone once by each fault that looked it up first.
+ */
+#define MP_STALE_FAULTS	1024
+
 /* How many busy pages one movable_pool_take_pages() call passes over. */
 #define MP_TAKE_SKIP_MAX	64
 
@@ -73,29 +111,37 @@
 
 struct movable_pool {
 	struct mp_vm vm;		/* how pages lead back here */
-	spinlock_t lock;		/* see the top of this file */
+	spinlock_t lock;		/* the list, published words, stats */
 	struct list_head pages;		/* through page->lru, not isolated */
-	bool dying;
+	bool dying;			/* refuse isolation and new pages */
 	wait_queue_head_t drained;	/* destroy waits for isolated pages */
+	struct percpu_ref users;	/* calls that may race destroy */
+	struct completion no_users;	/* users dropped to zero */
 	struct movable_pool_stats stats;
 	const struct movable_pool_ops *ops;
 	void *priv;
-	const char *name;
 	unsigned int id;		/* in debugfs and trace events */
 	struct inode *inode;
 	struct dentry *debugfs;
+	struct rcu_head rcu;
+	char name[];
 };
 
 static struct dentry *mp_debugfs_root;
 static struct vfsmount *mp_mnt;
 static int mp_mnt_count;
 static atomic_t mp_pool_ids = ATOMIC_INIT(0);
+static atomic_t mp_misuse_total = ATOMIC_INIT(0);	/* of any pool or none */
 
-/* Not inlined: the trace event names the check that called it. */
+/*
+ * Not inlined: the trace event names the check that called it. @pool is
+ * NULL where the caller cannot be sure it is alive.
+ */
 static noinline void mp_count_misuse(struct movable_pool *pool)
 {
 	unsigned long flags;
 
+	atomic_inc(&mp_misuse_total);
 	trace_movable_pool_misuse(pool ? pool->id : 0, _RET_IP_);
 	if (!pool)
 		return;
@@ -105,13 +151,44 @@ static noinline void mp_count_misuse(struct movable_pool *pool)
 }
 
 /*
- * A driver bug: counted in @pool's stats (if any) and traced every time,
- * warned about once.
+ * A driver bug: counted (in @pool's stats too, when @pool is known to be
+ * alive, see the top) and traced every time, warned about once. Never for
+ * anything a user process can do: that is a quiet errno.
  */
 #define mp_misuse(pool, fmt, ...) do {					\
 	mp_count_misuse(pool);						\
 	WARN_ONCE(1, KBUILD_MODNAME ": misuse: " fmt, ##__VA_ARGS__);	\
 } while (0)
+
+/*
+ * Whether the caller must not sleep, as far as the kernel can tell: always
+ * in interrupts and with interrupts off, under a spinlock or in an RCU
+ * read-side section only where it keeps a preempt count (Debian's do). A
+ * call that may sleep is refused there before it sleeps: taking a page
+ * lock would otherwise go wrong only when someone else holds it.
+ */
+static bool mp_atomic(void)
+{
+	if (in_interrupt() || irqs_disabled())
+		return true;
+	return IS_ENABLED(CONFIG_PREEMPT_COUNT) &&
+	       (!preemptible() || rcu_preempt_depth());
+}
+
+static bool mp_get(struct movable_pool *pool)
+{
+	return percpu_ref_tryget_live(&pool->users);
+}
+
+static void mp_put(struct movable_pool *pool)
+{
+	percpu_ref_put(&pool->users);
+}
+
+static void mp_no_users(struct percpu_ref *ref)
+{
+	complete(&container_of(ref, struct movable_pool, users)->no_users);
+}
 
 /*
  * The pool a page belongs to, or NULL for any other page and for a page
@@ -152,7 +229,7 @@ static void mp_detach(struct movable_pool *pool, struct page *page)
 	lockdep_assert_held(&pool->lock);
 	mp_vm_detach(page, &pool->vm);
 	set_page_private(page, 0);
-	WRITE_ONCE(*mp_page_word(page), 0);
+	WRITE_ONCE(*mp_page_word(page), MP_GONE);
 }
 
 static unsigned long mp_pins(unsigned long word)
@@ -189,46 +266,29 @@ static void mp_count_gone(struct movable_pool *pool)
 }
 
 /*
- * Take @page (locked) off @pool's books. Returns its pin count, which is a
- * driver bug when non-zero. A page the VM holds isolated stays attached,
- * marked MP_FREED, until the VM hands it back: 7.x calls putback or migrate
- * on it whatever its owner did, and on older kernels this costs nothing.
- * Any other page is detached: the caller drops the pool's reference.
+ * Take @page (locked, zapped) off @pool's books, unless it is pinned
+ * (-EBUSY: it stays the pool's). A page the VM holds isolated stays
+ * attached, marked MP_FREED, until the VM hands it back (0): 7.x calls
+ * putback or migrate on it whatever its owner did, and on older kernels
+ * this costs nothing. Any other page is detached (1): the caller drops the
+ * pool's reference.
  */
-static unsigned long mp_forget(struct movable_pool *pool, struct page *page)
+static int mp_forget(struct movable_pool *pool, struct page *page)
 {
 	unsigned long *word = mp_page_word(page);
-	unsigned long pins = mp_pins(*word);
 
 	lockdep_assert_held(&pool->lock);
-	if (pins)
-		pool->stats.pinned--;
+	if (mp_pins(*word))
+		return -EBUSY;
 	mp_count_gone(pool);
 	if (*word & MP_ISOLATED) {
 		*word |= MP_FREED;	/* the VM owns ->lru */
 		pool->stats.freed_isolated++;
-	} else {
-		list_del(&page->lru);
-		mp_detach(pool, page);
+		return 0;
 	}
-	return pins;
-}
-
-/*
- * Take @page (locked, zapped) out of @pool. Returns as mp_forget(); *@now
- * says whether the caller must drop the pool's reference (otherwise the
- * VM's handback does).
- */
-static unsigned long mp_release(struct movable_pool *pool, struct page *page,
-				bool *now)
-{
-	unsigned long flags, pins;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	pins = mp_forget(pool, page);
-	*now = !(*mp_page_word(page) & MP_FREED);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	return pins;
+	list_del(&page->lru);
+	mp_detach(pool, page);
+	return 1;
 }
 
 /*
@@ -292,6 +352,8 @@ static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
 static void mp_putback_page(struct page *page)
 {
 	struct movable_pool *pool = mp_vm_pool(page);
+	/* read now: once the page is back, destroy may free the pool */
+	unsigned int id = pool->id;
 	unsigned long flags;
 
 	if (mp_handback_freed(pool, page))
@@ -302,7 +364,7 @@ static void mp_putback_page(struct page *page)
 	pool->stats.putback++;
 	mp_isolated_dec(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	trace_movable_pool_putback(pool->id, page_to_pfn(page));
+	trace_movable_pool_putback(id, page_to_pfn(page));
 }
 
 /*
@@ -326,12 +388,18 @@ static int mp_begin_migration(struct movable_pool *pool, struct page *src,
 	unsigned long flags;
 	int ret = 0;
 
-	spin_lock_irqsave(&pool->lock, flags);
-	if (mp_mode_unsupported(mode))
+	/* mapped by vm_insert_page() since it was isolated */
+	if (mp_page_user_mapped(src)) {
+		mp_misuse(pool, "%s: page %lx is mapped outside the pool (vm_insert_page()?)\n",
+			  pool->name, page_to_pfn(src));
+		ret = -EPERM;
+	} else if (mp_mode_unsupported(mode)) {
 		ret = -EINVAL;
-	else if (pool->dying)
+	}
+	spin_lock_irqsave(&pool->lock, flags);
+	if (!ret && pool->dying)
 		ret = -ENODEV;	/* not -EAGAIN: hand it back to destroy now */
-	else if (mp_pins(*word) || !may_zap)
+	else if (!ret && (mp_pins(*word) || !may_zap))
 		ret = -EAGAIN;
 
 	if (ret) {
@@ -355,6 +423,8 @@ static void mp_end_migration(struct movable_pool *pool, struct page *dst,
 	bool dropped = rc == MOVABLE_POOL_MIGRATE_DROP;
 	unsigned long flags, dst_pins = 0;
 
+	/* a dropped src is the last thing keeping the pool alive: see the top */
+	rcu_read_lock();
 	spin_lock_irqsave(&pool->lock, flags);
 	*mp_page_word(src) &= ~MP_MIGRATING;
 	pool->stats.migrating--;
@@ -386,6 +456,7 @@ static void mp_end_migration(struct movable_pool *pool, struct page *dst,
 	if (dst_pins)
 		mp_misuse(pool, "%s: routine failed with page %lx pinned\n",
 			  pool->name, page_to_pfn(dst));
+	rcu_read_unlock();
 }
 
 /*
@@ -444,6 +515,8 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 			   enum migrate_mode mode)
 {
 	struct movable_pool *pool = mp_vm_pool(src);
+	/* read now: once src is handed over, destroy may free the pool */
+	unsigned int id = pool->id;
 	int rc;
 
 	/* nothing to move; the core frees both pages */
@@ -452,7 +525,7 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 	rc = mp_begin_migration(pool, src, mode);
 	if (!rc)
 		rc = mp_move(pool, dst, src, mode);
-	trace_movable_pool_migrate(pool->id, page_to_pfn(src), page_to_pfn(dst),
+	trace_movable_pool_migrate(id, page_to_pfn(src), page_to_pfn(dst),
 				   mode, rc);
 	if (rc == MOVABLE_POOL_MIGRATE_DROP)
 		rc = 0;	/* the VM frees both pages */
@@ -461,16 +534,25 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 	return rc;	/* 0 is MIGRATEPAGE_SUCCESS, where that still exists */
 }
 
-/* 0 if @nr pages with indices from @index on may be allocated, or why not. */
-static int mp_check_alloc(struct movable_pool *pool, gfp_t gfp,
+/*
+ * Enter an allocation of @nr pages with indices from @index on: 0 with a
+ * live reference on @pool, or why not.
+ */
+static int mp_enter_alloc(struct movable_pool *pool, gfp_t gfp,
 			  pgoff_t index, unsigned int nr)
 {
 	if (!pool || (gfp & MP_GFP_REFUSED) || !nr ||
 	    index > MOVABLE_POOL_MAX_INDEX ||
 	    nr - 1 > MOVABLE_POOL_MAX_INDEX - index)
 		return -EINVAL;
-	if (READ_ONCE(pool->dying))
-		return -ENODEV;	/* early; mp_add_fresh() decides */
+	if (!mp_get(pool))
+		return -ENODEV;
+	if (gfpflags_allow_blocking(gfp) && mp_atomic()) {
+		mp_misuse(pool, "%s: allocation that may sleep in atomic context\n",
+			  pool->name);
+		mp_put(pool);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -478,8 +560,8 @@ static int mp_check_alloc(struct movable_pool *pool, gfp_t gfp,
  * Lock fresh pages without atomics (isolate_movable_page() leaves the lock
  * of a page that is not movable yet alone, as the page cache relies on for
  * new folios), make them the pool's, and list them in one go. Returns 0,
- * or -ENODEV with the pages freed if destroy has begun: it may not find
- * them on the list any more.
+ * or -ENODEV with the pages freed and their slots cleared if destroy has
+ * begun: it may not find them on the list any more.
  */
 static int mp_add_fresh(struct movable_pool *pool, struct page **pages,
 			unsigned int nr, void *owner, pgoff_t index)
@@ -513,8 +595,10 @@ static int mp_add_fresh(struct movable_pool *pool, struct page **pages,
 	spin_unlock_irqrestore(&pool->lock, flags);
 	for (i = 0; i < nr; i++) {
 		unlock_page(pages[i]);
-		if (dying)
+		if (dying) {
 			put_page(pages[i]);
+			pages[i] = NULL;
+		}
 	}
 	return dying ? -ENODEV : 0;
 }
@@ -525,50 +609,67 @@ struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
 	struct page *page;
 	int ret;
 
-	ret = mp_check_alloc(pool, gfp, index, 1);
+	ret = mp_enter_alloc(pool, gfp, index, 1);
 	if (ret)
 		return ERR_PTR(ret);
 	page = alloc_page(gfp | __GFP_MOVABLE);
-	if (!page)
-		return ERR_PTR(-ENOMEM);
-	ret = mp_add_fresh(pool, &page, 1, owner, index);
+	ret = page ? mp_add_fresh(pool, &page, 1, owner, index) : -ENOMEM;
+	mp_put(pool);
 	return ret ? ERR_PTR(ret) : page;
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_alloc_page);
 
-int movable_pool_alloc_pages(struct movable_pool *pool, gfp_t gfp,
-			     void *owner, pgoff_t index, struct page **pages,
-			     unsigned int nr)
+/* Fill @pages, all NULL, from the bulk allocator, then page by page. */
+static int mp_alloc_array(gfp_t gfp, struct page **pages, unsigned int nr)
 {
 	unsigned int i;
-	int ret;
 
-	ret = mp_check_alloc(pool, gfp, index, nr);
-	if (ret)
-		return ret;
-	gfp |= __GFP_MOVABLE;
-	memset(pages, 0, nr * sizeof(*pages));
 	/* the bulk allocator may stop early; it fills from the front */
 	for (i = mp_alloc_pages_bulk(gfp, nr, pages); i < nr; i++) {
 		pages[i] = alloc_page(gfp);
 		if (!pages[i]) {
-			while (i--)
+			while (i--) {
 				__free_page(pages[i]);
+				pages[i] = NULL;
+			}
 			return -ENOMEM;
 		}
 	}
-	return mp_add_fresh(pool, pages, nr, owner, index);
+	return 0;
+}
+
+int (movable_pool_alloc_pages)(struct movable_pool *pool, gfp_t gfp,
+			       void *owner, pgoff_t index, struct page **pages,
+			       unsigned int nr)
+{
+	int ret;
+
+	if (!pages)
+		return -EINVAL;
+	memset(pages, 0, nr * sizeof(*pages));
+	ret = mp_enter_alloc(pool, gfp, index, nr);
+	if (ret)
+		return ret;
+	ret = mp_alloc_array(gfp | __GFP_MOVABLE, pages, nr);
+	if (!ret)
+		ret = mp_add_fresh(pool, pages, nr, owner, index);
+	mp_put(pool);
+	return ret;
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_alloc_pages);
 
-int movable_pool_add_page(struct movable_pool *pool, struct page *page,
-			  void *owner, pgoff_t index)
+/* Make @page (the caller's, not locked) a page of @pool (alive). */
+static int mp_adopt(struct movable_pool *pool, struct page *page,
+		    void *owner, pgoff_t index)
 {
 	unsigned long flags;
 	int ret = 0;
 
-	if (!pool || !page || index > MOVABLE_POOL_MAX_INDEX)
+	if (mp_atomic()) {
+		mp_misuse(pool, "%s: adding a page in atomic context\n",
+			  pool->name);
 		return -EINVAL;
+	}
 	if (PageCompound(page) || page_ref_count(page) < 1 ||
 	    !mp_vm_adoptable(page, &pool->vm)) {
 		mp_misuse(pool, "%s: adding page %lx, which is not a plain page\n",
@@ -593,55 +694,87 @@ int movable_pool_add_page(struct movable_pool *pool, struct page *page,
 	unlock_page(page);
 	return ret;
 }
+
+int movable_pool_add_page(struct movable_pool *pool, struct page *page,
+			  void *owner, pgoff_t index)
+{
+	int ret;
+
+	if (!pool || !page || index > MOVABLE_POOL_MAX_INDEX)
+		return -EINVAL;
+	if (!mp_get(pool))
+		return -ENODEV;
+	ret = mp_adopt(pool, page, owner, index);
+	mp_put(pool);
+	return ret;
+}
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_add_page);
+
+/* A call that may sleep, made where it must not: refused, with a warning. */
+static bool mp_refuse_atomic(const char *what)
+{
+	if (!mp_atomic()) {
+		might_sleep();
+		return false;
+	}
+	/* no pool named: the caller's may be one it should not use */
+	mp_misuse(NULL, "%s in atomic context\n", what);
+	return true;
+}
 
 void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 {
-	unsigned long pins = 0;
-	bool ours, now = false;
+	unsigned long flags;
+	int ret;
 
-	if (!pool || !page)
+	if (!pool || !page || mp_refuse_atomic("freeing a page"))
 		return;
 
 	lock_page(page);
-	ours = mp_page_pool(page) == pool;
-	if (ours) {
-		/* no user PTE may outlive the page's time in the pool */
-		mp_zap(pool, mp_page_index(page));
-		pins = mp_release(pool, page, &now);
-	}
-	unlock_page(page);
-
-	if (!ours) {
-		mp_misuse(pool, "%s: freeing page %lx that is not in this pool\n",
-			  pool->name, page_to_pfn(page));
+	if (mp_page_pool(page) != pool) {
+		unlock_page(page);
+		/* a page of no pool, or freed: @pool may be gone too */
+		mp_misuse(NULL, "freeing page %lx that is not in this pool\n",
+			  page_to_pfn(page));
 		return;
 	}
-	if (pins)
-		mp_misuse(pool, "%s: freeing page %lx pinned %lu times\n",
-			  pool->name, page_to_pfn(page), pins);
-	if (now)
+	/* ours and locked: destroy waits for this lock, so @pool lives */
+	if (mp_page_user_mapped(page))
+		mp_misuse(pool, "%s: freeing page %lx mapped by vm_insert_page()?\n",
+			  pool->name, page_to_pfn(page));
+	/* no user PTE may outlive the page's time in the pool */
+	mp_zap(pool, mp_page_index(page));
+	spin_lock_irqsave(&pool->lock, flags);
+	ret = mp_forget(pool, page);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (ret < 0)
+		mp_misuse(pool, "%s: freeing page %lx while it is pinned\n",
+			  pool->name, page_to_pfn(page));
+	unlock_page(page);
+	if (ret > 0)
 		put_page(page);
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_free_page);
 
-void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
-			     unsigned int nr)
+/*
+ * Lock the pages of @pages that can leave @pool at once (ours, not
+ * pinned, isolated or mapped outside the pool) and gather them, zapped,
+ * at the front. Returns how many.
+ */
+static unsigned int mp_gather_idle(struct movable_pool *pool,
+				   struct page **pages, unsigned int nr)
 {
-	unsigned long flags, pins = 0;
 	unsigned int i, n = 0;
 	struct page *page;
 
-	if (!pool)
-		return;
-	/* the pages we can lock at once gather at the front of the array */
 	for (i = 0; i < nr; i++) {
 		page = pages[i];
+		/* a second entry of a gathered page fails the trylock */
 		if (!page || !trylock_page(page))
 			continue;
-		/* isolated ones wait for the VM: the slow path below */
 		if (mp_page_pool(page) == pool &&
-		    !(READ_ONCE(*mp_page_word(page)) & (MP_PINS | MP_ISOLATED))) {
+		    !(READ_ONCE(*mp_page_word(page)) & (MP_PINS | MP_ISOLATED)) &&
+		    !mp_page_user_mapped(page)) {
 			mp_zap(pool, mp_page_index(page));
 			pages[i] = pages[n];
 			pages[n++] = page;
@@ -649,19 +782,100 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 			unlock_page(page);
 		}
 	}
-	if (n) {
-		spin_lock_irqsave(&pool->lock, flags);
-		for (i = 0; i < n; i++)
-			pins += mp_forget(pool, pages[i]);
-		spin_unlock_irqrestore(&pool->lock, flags);
-		for (i = 0; i < n; i++)
-			unlock_page(pages[i]);
-		release_pages(pages, n);
+	return n;
+}
+
+/*
+ * Take the @n gathered pages off @pool's books under one lock; those
+ * pinned since they were gathered stay (unlocked, their slots cleared).
+ * The others are left locked, marked MP_GONE_BATCH, at the front of
+ * @pages. Returns how many.
+ */
+static unsigned int mp_forget_gathered(struct movable_pool *pool,
+				       struct page **pages, unsigned int n)
+{
+	unsigned int i, kept = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	for (i = 0; i < n; i++) {
+		if (mp_forget(pool, pages[i]) < 0)
+			kept++;
+		else
+			WRITE_ONCE(*mp_page_word(pages[i]), MP_GONE_BATCH);
 	}
-	/* pinned since we looked: as movable_pool_free_page() would say */
-	if (pins)
-		mp_misuse(pool, "%s: freeing pages pinned %lu times\n",
-			  pool->name, pins);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (!kept)
+		return n;
+	/* locked and listed: destroy waits for them, so @pool lives */
+	mp_misuse(pool, "%s: freeing %u pages while they are pinned\n",
+		  pool->name, kept);
+	for (i = 0; i < n; ) {
+		if (READ_ONCE(*mp_page_word(pages[i])) == MP_GONE_BATCH) {
+			i++;
+			continue;
+		}
+		unlock_page(pages[i]);
+		pages[i] = pages[--n];
+		pages[n] = NULL;
+	}
+	return n;
+}
+
+static int mp_cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void * const *)a;
+	uintptr_t y = (uintptr_t)*(void * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Clear the entries of @pages[@n..@nr) that repeat a page: one the batch
+ * is freeing (the first @n, MP_GONE_BATCH while locked) or another entry.
+ * Returns how many.
+ */
+static unsigned int mp_drop_repeats(struct page **pages, unsigned int n,
+				    unsigned int nr)
+{
+	unsigned int i, repeats = 0;
+
+	for (i = n; i < nr; i++) {
+		if (pages[i] &&
+		    READ_ONCE(*mp_page_word(pages[i])) == MP_GONE_BATCH) {
+			pages[i] = NULL;
+			repeats++;
+		}
+	}
+	/* the rest wait one by one; rarely more than a few */
+	sort(pages + n, nr - n, sizeof(*pages), mp_cmp_ptr, NULL);
+	for (i = n + 1; i < nr; i++) {
+		if (pages[i] && pages[i] == pages[i - 1]) {
+			pages[i - 1] = NULL;
+			repeats++;
+		}
+	}
+	return repeats;
+}
+
+void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
+			     unsigned int nr)
+{
+	unsigned int i, n, repeats;
+
+	if (!pool || !pages || mp_refuse_atomic("freeing pages"))
+		return;
+	n = mp_gather_idle(pool, pages, nr);
+	if (n)
+		n = mp_forget_gathered(pool, pages, n);
+	repeats = mp_drop_repeats(pages, n, nr);
+	for (i = 0; i < n; i++) {
+		WRITE_ONCE(*mp_page_word(pages[i]), MP_GONE);
+		unlock_page(pages[i]);
+	}
+	release_pages(pages, n);
+	if (repeats)
+		mp_misuse(NULL, "freeing %u pages twice in one batch\n", repeats);
 	/*
 	 * Then, holding no page lock (never wait for one while holding
 	 * others), pages the migration core is busy with and pages to warn
@@ -730,8 +944,8 @@ static unsigned int mp_take(struct movable_pool *pool, bool any, void *owner,
 	return n;
 }
 
-unsigned int movable_pool_take_pages(struct movable_pool *pool,
-				     struct page **pages, unsigned int nr)
+unsigned int (movable_pool_take_pages)(struct movable_pool *pool,
+				       struct page **pages, unsigned int nr)
 {
 	return mp_take(pool, true, NULL, pages, nr);
 }
@@ -747,11 +961,15 @@ EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_take_owner_pages);
 
 int movable_pool_pin(struct page *page)
 {
-	struct movable_pool *pool = page ? mp_page_pool(page) : NULL;
+	struct movable_pool *pool;
 	unsigned long *word, flags;
 	int ret = 0;
 
+	/* the pool outlives this section even if destroy lets the page go */
+	rcu_read_lock();
+	pool = page ? mp_page_pool(page) : NULL;
 	if (!pool) {
+		rcu_read_unlock();
 		mp_misuse(NULL, "pinning a page that is not in a pool\n");
 		return -EINVAL;
 	}
@@ -773,17 +991,21 @@ int movable_pool_pin(struct page *page)
 	if (ret == -EBUSY)
 		mp_misuse(pool, "%s: page %lx pinned %lu times\n", pool->name,
 			  page_to_pfn(page), MOVABLE_POOL_MAX_PINS);
+	rcu_read_unlock();
 	return ret;
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_pin);
 
 void movable_pool_unpin(struct page *page)
 {
-	struct movable_pool *pool = page ? mp_page_pool(page) : NULL;
+	struct movable_pool *pool;
 	unsigned long *word, flags;
 	bool underflow = false;
 
+	rcu_read_lock();	/* as in movable_pool_pin() */
+	pool = page ? mp_page_pool(page) : NULL;
 	if (!pool) {
+		rcu_read_unlock();
 		mp_misuse(NULL, "unpinning a page that is not in a pool\n");
 		return;
 	}
@@ -800,6 +1022,7 @@ void movable_pool_unpin(struct page *page)
 	if (underflow)
 		mp_misuse(pool, "%s: unpin of page %lx without a pin\n",
 			  pool->name, page_to_pfn(page));
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_unpin);
 
@@ -835,18 +1058,88 @@ static vm_fault_t mp_lock_page_for_fault(struct page *page,
 	return VM_FAULT_RETRY;
 }
 
-/* Whether @vma may map pages of @pool; warns and counts it if not. */
-static bool mp_vma_ok(struct movable_pool *pool, struct vm_area_struct *vma)
+/*
+ * The pool of @file, set up with movable_pool_open(), with a live
+ * reference; NULL once the pool is being destroyed (the file keeps its
+ * inode, so this is safe whenever the file is), ERR_PTR(-EINVAL) for a
+ * file of no pool.
+ */
+static struct movable_pool *mp_file_pool(struct file *file)
 {
-	if (!vma->vm_file ||
-	    vma->vm_file->f_mapping != pool->inode->i_mapping) {
-		mp_misuse(pool, "%s: a VMA not mapped through the pool\n",
-			  pool->name);
+	struct inode *inode = file ? file->f_mapping->host : NULL;
+	struct movable_pool *pool;
+
+	if (!inode || inode->i_sb->s_magic != MOVABLE_POOL_MAGIC)
+		return ERR_PTR(-EINVAL);
+	/* destroy clears i_private and frees the pool a grace period later */
+	rcu_read_lock();
+	pool = READ_ONCE(inode->i_private);
+	if (pool && !mp_get(pool))
+		pool = NULL;
+	rcu_read_unlock();
+	return pool;
+}
+
+/*
+ * A page found gone by a fault (@word is its word, under its lock). Once
+ * per fault that looked it up before it moved or was freed is right; over
+ * and over means the driver keeps handing it out.
+ */
+static bool mp_stale_fault(unsigned long *word)
+{
+	if (FIELD_GET(MP_INDEX, *word) >= MP_STALE_FAULTS)
+		return true;
+	WRITE_ONCE(*word, *word + 1);
+	return false;
+}
+
+/* Map @page (locked) for @vmf, if it is still the page of @pool there. */
+static vm_fault_t mp_insert_locked(struct movable_pool *pool,
+				   struct vm_fault *vmf, struct page *page)
+{
+	struct movable_pool *owner = mp_vm_pool(page);
+	unsigned long *word = mp_page_word(page);
+	pgoff_t index;
+
+	if (owner == pool) {
+		/* freed since the lookup; the VM still holds it */
+		if (*word & MP_FREED)
+			return VM_FAULT_NOPAGE;
+		index = mp_page_index(page);
+		if (index == vmf->pgoff)
+			return vmf_insert_pfn(vmf->vma, vmf->address,
+					      page_to_pfn(page));
+		/* elsewhere, nothing would zap it before the page moves */
+		mp_misuse(pool, "%s: page of index %lx mapped at offset %lx\n",
+			  pool->name, index, vmf->pgoff);
+		return VM_FAULT_SIGBUS;
+	}
+	if (!owner && (*word & ~MP_INDEX) == MP_GONE) {
+		/* moved or freed since the lookup: the driver looks again */
+		if (!mp_stale_fault(word))
+			return VM_FAULT_NOPAGE;
+		mp_misuse(pool, "%s: page %lx left the pool, yet faults keep mapping it\n",
+			  pool->name, page_to_pfn(page));
+		return VM_FAULT_SIGBUS;
+	}
+	mp_misuse(pool, "%s: fault on page %lx of %s\n", pool->name,
+		  page_to_pfn(page), owner ? "another pool" : "no pool");
+	return VM_FAULT_SIGBUS;
+}
+
+/* The checks of movable_pool_insert_pfn() on @pool (alive) and the VMA. */
+static bool mp_fault_ok(struct movable_pool *live, struct movable_pool *pool,
+			struct vm_area_struct *vma)
+{
+	if (live != pool) {
+		mp_misuse(live, "%s: a fault given another pool\n", live->name);
 		return false;
 	}
-	if (!(vma->vm_flags & VM_MAYSHARE)) {
-		mp_misuse(pool, "%s: a private mapping of pool pages\n",
-			  pool->name);
+	/* vmf_insert_pfn() would BUG() on a copy-on-write PFN mapping */
+	if (!(vma->vm_flags & VM_MAYSHARE) ||
+	    (vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP)) != VM_PFNMAP) {
+		mp_misuse(live, "%s: a VMA not set up by movable_pool_mmap()\n",
+			  live->name);
 		return false;
 	}
 	return true;
@@ -855,50 +1148,50 @@ static bool mp_vma_ok(struct movable_pool *pool, struct vm_area_struct *vma)
 vm_fault_t movable_pool_insert_pfn(struct movable_pool *pool,
 				   struct vm_fault *vmf, struct page *page)
 {
-	struct vm_area_struct *vma = vmf->vma;
-	vm_fault_t ret = VM_FAULT_NOPAGE;
-	bool bad_index = false;
-	pgoff_t index = 0;
+	struct movable_pool *live = mp_file_pool(vmf->vma->vm_file);
+	vm_fault_t ret = VM_FAULT_SIGBUS;
 
-	/* vmf_insert_pfn() would BUG() on a copy-on-write PFN mapping */
-	if (!mp_vma_ok(pool, vma))
-		return VM_FAULT_SIGBUS;
-	if ((vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP)) != VM_PFNMAP) {
-		mp_misuse(pool, "%s: a VMA not set up by movable_pool_mmap()\n",
-			  pool->name);
+	/* never @pool itself: the device may be gone, and its pool with it */
+	if (IS_ERR(live)) {
+		mp_misuse(NULL, "a fault on a VMA not mapped through a pool\n");
 		return VM_FAULT_SIGBUS;
 	}
-
-	/* the page lock orders us against the zap before a move or a free */
-	ret = mp_lock_page_for_fault(page, vmf);
-	if (ret)
-		return ret;
-	ret = VM_FAULT_NOPAGE;
-	if (mp_page_pool(page) == pool) {
-		index = mp_page_index(page);
-		bad_index = index != vmf->pgoff;
-		if (!bad_index)
-			ret = vmf_insert_pfn(vma, vmf->address,
-					     page_to_pfn(page));
+	if (!live)
+		return VM_FAULT_SIGBUS;	/* destroyed: as a device unplugged */
+	if (mp_fault_ok(live, pool, vmf->vma)) {
+		/* the page lock orders us against the zap before a move or a free */
+		ret = mp_lock_page_for_fault(page, vmf);
+		if (!ret) {
+			ret = mp_insert_locked(live, vmf, page);
+			unlock_page(page);
+		}
 	}
-	unlock_page(page);
-	if (bad_index) {
-		/* elsewhere, nothing would zap it before the page moves */
-		mp_misuse(pool, "%s: page of index %lx mapped at offset %lx\n",
-			  pool->name, index, vmf->pgoff);
-		return VM_FAULT_SIGBUS;
-	}
+	mp_put(live);
 	return ret;
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_insert_pfn);
 
 int movable_pool_mmap(struct movable_pool *pool, struct vm_area_struct *vma)
 {
-	if (!mp_vma_ok(pool, vma) ||
-	    vma->vm_pgoff + vma_pages(vma) - 1 > MOVABLE_POOL_MAX_INDEX)
+	struct movable_pool *live = mp_file_pool(vma->vm_file);
+	int ret = -EINVAL;
+
+	if (IS_ERR(live)) {
+		mp_misuse(NULL, "mmap of a file not set up by movable_pool_open()\n");
 		return -EINVAL;
-	mp_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
-	return 0;
+	}
+	if (!live)
+		return -ENODEV;
+	if (live != pool)
+		mp_misuse(live, "%s: mmap given another pool\n", live->name);
+	/* a user's choices, refused quietly: copy-on-write, the offset */
+	else if ((vma->vm_flags & VM_MAYSHARE) &&
+		 vma->vm_pgoff + vma_pages(vma) - 1 <= MOVABLE_POOL_MAX_INDEX)
+		ret = 0;
+	if (!ret)
+		mp_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	mp_put(live);
+	return ret;
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_mmap);
 
@@ -960,25 +1253,26 @@ static void mp_inode_put(struct inode *inode)
 
 int movable_pool_open(struct movable_pool *pool, struct file *file)
 {
-	unsigned long flags;
 	int ret;
 
-	ret = simple_pin_fs(&mp_fs_type, &mp_mnt, &mp_mnt_count);
-	if (ret)
-		return ret;
-	/* destroy sets dying under the lock before it lets go of the inode */
-	spin_lock_irqsave(&pool->lock, flags);
-	if (!pool->dying)
-		ihold(pool->inode);
-	else
-		ret = -ENODEV;
-	spin_unlock_irqrestore(&pool->lock, flags);
-	if (ret) {
-		simple_release_fs(&mp_mnt, &mp_mnt_count);
-		return ret;
+	if (!pool || !file)
+		return -EINVAL;
+	if (!mp_get(pool))
+		return -ENODEV;
+	/* PageOffline(): kdump and hibernation do not keep the contents */
+	if (pool->ops->flags & MOVABLE_POOL_OFFLINE_PAGES) {
+		mp_misuse(pool, "%s: user mappings of offline pages\n",
+			  pool->name);
+		ret = -EINVAL;
+	} else {
+		ret = simple_pin_fs(&mp_fs_type, &mp_mnt, &mp_mnt_count);
 	}
-	file->f_mapping = pool->inode->i_mapping;
-	return 0;
+	if (!ret) {
+		ihold(pool->inode);
+		file->f_mapping = pool->inode->i_mapping;
+	}
+	mp_put(pool);
+	return ret;
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_open);
 
@@ -1001,7 +1295,7 @@ struct movable_pool *movable_pool_create(const char *name,
 	struct movable_pool *pool;
 	bool offline = ops && (ops->flags & MOVABLE_POOL_OFFLINE_PAGES);
 	char dirname[64];
-	int ret = -ENOMEM;
+	int ret;
 
 	if (!name || !*name || !ops || !ops->migrate ||
 	    (ops->flags & ~MOVABLE_POOL_OFFLINE_PAGES))
@@ -1009,22 +1303,25 @@ struct movable_pool *movable_pool_create(const char *name,
 	if (offline && !mp_vm_offline_supported())
 		return ERR_PTR(-EOPNOTSUPP);
 
-	pool = kzalloc_obj(*pool, GFP_KERNEL);
+	pool = kzalloc(struct_size(pool, name, strlen(name) + 1), GFP_KERNEL);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
+	strscpy(pool->name, name, strlen(name) + 1);
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->pages);
 	init_waitqueue_head(&pool->drained);
+	init_completion(&pool->no_users);
 	pool->ops = ops;
 	pool->priv = priv;
-	pool->name = kstrdup(name, GFP_KERNEL);
-	if (!pool->name)
+	ret = percpu_ref_init(&pool->users, mp_no_users, 0, GFP_KERNEL);
+	if (ret)
 		goto err_free;
 	pool->inode = mp_inode_new();
 	if (IS_ERR(pool->inode)) {
 		ret = PTR_ERR(pool->inode);
-		goto err_free;
+		goto err_ref;
 	}
+	pool->inode->i_private = pool;
 	mp_vm_init(&pool->vm, pool->inode, pool, offline);
 
 	/* an id keeps directories unique when drivers reuse a name */
@@ -1035,8 +1332,9 @@ struct movable_pool *movable_pool_create(const char *name,
 			    &mp_stats_fops);
 	return pool;
 
+err_ref:
+	percpu_ref_exit(&pool->users);
 err_free:
-	kfree(pool->name);
 	kfree(pool);
 	return ERR_PTR(ret);
 }
@@ -1068,16 +1366,27 @@ static bool mp_none_isolated(struct movable_pool *pool)
 	return none;
 }
 
+/* What destroy did with a page it found on the list. */
+enum mp_left {
+	MP_LEFT_GONE,		/* it had left the list meanwhile */
+	MP_LEFT_FREED,		/* freed: the driver forgot it */
+	MP_LEFT_PINNED,		/* pinned: let go of, never freed */
+	MP_LEFT_STRANGER,	/* freed; the kernel never made it movable */
+	MP_LEFT_KINDS
+};
+
 /*
- * Free a page (locked) that destroy found first on the list. Every page
- * there is the pool's and none is isolated, so each is freed here: one that
- * does not lead back to the pool (the kernel never made it movable) too, so
- * that the drain cannot spin on it. Returns 1 if it led back, 0 if not,
- * -ENOENT if it had left the list meanwhile.
+ * Let go of a page (locked) that destroy found first on the list. Every
+ * page there is the pool's and none is isolated, so each goes: one that
+ * does not lead back to the pool (the kernel never made it movable) too,
+ * so that the drain cannot spin on it. A pinned page is in use by a
+ * device, so it is detached but never freed: it leaks, with a warning.
  */
-static int mp_destroy_page(struct movable_pool *pool, struct page *page)
+static enum mp_left mp_destroy_page(struct movable_pool *pool,
+				    struct page *page)
 {
 	bool ours = mp_page_pool(page) == pool;
+	enum mp_left left = MP_LEFT_FREED;
 	unsigned long flags;
 
 	mp_zap(pool, mp_page_index(page));
@@ -1085,21 +1394,50 @@ static int mp_destroy_page(struct movable_pool *pool, struct page *page)
 	/* a free racing destroy may have taken it first (a driver bug) */
 	if (list_first_entry_or_null(&pool->pages, struct page, lru) != page) {
 		spin_unlock_irqrestore(&pool->lock, flags);
-		return -ENOENT;
+		return MP_LEFT_GONE;
+	}
+	list_del(&page->lru);
+	mp_count_gone(pool);
+	if (ours && mp_pins(*mp_page_word(page))) {
+		pool->stats.pinned--;
+		left = MP_LEFT_PINNED;
 	}
 	if (ours) {
-		mp_forget(pool, page);
+		mp_detach(pool, page);
 	} else {
-		list_del(&page->lru);
-		mp_count_gone(pool);
 		/* not movable: mp_vm_detach() has only the type to undo */
 		mp_vm_untype(page, &pool->vm);
 		set_page_private(page, 0);
-		WRITE_ONCE(*mp_page_word(page), 0);
+		WRITE_ONCE(*mp_page_word(page), MP_GONE);
+		left = MP_LEFT_STRANGER;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
-	put_page(page);		/* the pool's reference */
-	return ours;
+	if (left != MP_LEFT_PINNED)
+		put_page(page);		/* the pool's reference */
+	return left;
+}
+
+/* Let go of every page on the list; warn about those the driver left. */
+static void mp_destroy_pages(struct movable_pool *pool)
+{
+	unsigned long left[MP_LEFT_KINDS] = {};
+	struct page *page;
+
+	while ((page = mp_first_page(pool))) {
+		lock_page(page);
+		left[mp_destroy_page(pool, page)]++;
+		unlock_page(page);
+		put_page(page);
+	}
+	if (left[MP_LEFT_FREED])
+		mp_misuse(pool, "%s: destroyed with %lu pages not freed\n",
+			  pool->name, left[MP_LEFT_FREED]);
+	if (left[MP_LEFT_PINNED])
+		mp_misuse(pool, "%s: destroyed with %lu pages pinned; leaking them\n",
+			  pool->name, left[MP_LEFT_PINNED]);
+	if (left[MP_LEFT_STRANGER])
+		mp_misuse(pool, "%s: %lu pages were never made movable\n",
+			  pool->name, left[MP_LEFT_STRANGER]);
 }
 
 /* Let go of the pool's address_space, unless files still map it blindly. */
@@ -1108,7 +1446,7 @@ static void mp_destroy_inode(struct movable_pool *pool)
 	struct inode *inode = pool->inode;
 
 	unmap_mapping_range(inode->i_mapping, 0, 0, 1);
-	inode->i_private = NULL;
+	WRITE_ONCE(inode->i_private, NULL);
 	/* files set up with movable_pool_open() hold their own reference */
 	if (mapping_mapped(inode->i_mapping) &&
 	    atomic_read(&inode->i_count) == 1) {
@@ -1121,43 +1459,31 @@ static void mp_destroy_inode(struct movable_pool *pool)
 
 void movable_pool_destroy(struct movable_pool *pool)
 {
-	unsigned long leaked = 0, strangers = 0;
-	struct page *page;
 	unsigned long flags;
 
 	if (!pool)
 		return;
+	if (mp_atomic()) {
+		mp_misuse(pool, "%s: destroyed in atomic context; leaking it\n",
+			  pool->name);
+		return;
+	}
 
 	spin_lock_irqsave(&pool->lock, flags);
 	pool->dying = true;
 	spin_unlock_irqrestore(&pool->lock, flags);
+	/* new allocations, opens and faults fail; wait for those under way */
+	percpu_ref_kill(&pool->users);
+	wait_for_completion(&pool->no_users);
 	wait_event(pool->drained, mp_none_isolated(pool));
 
-	/* every page of the pool is on the list now; each pass takes one */
-	while ((page = mp_first_page(pool))) {
-		lock_page(page);
-		switch (mp_destroy_page(pool, page)) {
-		case 1:
-			leaked++;
-			break;
-		case 0:
-			strangers++;
-			break;
-		}
-		unlock_page(page);
-		put_page(page);
-	}
-	if (leaked)
-		mp_misuse(pool, "%s: destroyed with %lu pages not freed\n",
-			  pool->name, leaked);
-	if (strangers)
-		mp_misuse(pool, "%s: %lu pages were never made movable\n",
-			  pool->name, strangers);
-
+	/* every page of the pool is on the list now */
+	mp_destroy_pages(pool);
 	debugfs_remove_recursive(pool->debugfs);
 	mp_destroy_inode(pool);
-	kfree(pool->name);
-	kfree(pool);
+	percpu_ref_exit(&pool->users);
+	/* pin and unpin may still be looking at it (see the top) */
+	kfree_rcu(pool, rcu);
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_destroy);
 
@@ -1189,12 +1515,15 @@ static int __init movable_pool_init(void)
 	int ret;
 
 	BUILD_BUG_ON(FIELD_MAX(MP_PINS) != MOVABLE_POOL_MAX_PINS);
+	BUILD_BUG_ON(FIELD_MAX(MP_INDEX) < MP_STALE_FAULTS);
 	ret = mp_vm_register();
 	if (ret) {
 		pr_err("cannot register with the migration core: %d\n", ret);
 		return ret;
 	}
 	mp_debugfs_root = debugfs_create_dir("movable_pool", NULL);
+	debugfs_create_atomic_t("misuse", 0444, mp_debugfs_root,
+				&mp_misuse_total);
 	return 0;
 }
 
@@ -1202,6 +1531,8 @@ static void __exit movable_pool_exit(void)
 {
 	debugfs_remove_recursive(mp_debugfs_root);
 	mp_vm_unregister();
+	/* a pool's last user reference may drop in an RCU callback */
+	rcu_barrier();
 }
 
 /* Ahead of built-in users (the balloon); module_init() in a module */

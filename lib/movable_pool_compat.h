@@ -68,7 +68,6 @@ static const struct address_space_operations mp_aops = {
 static inline void mp_vm_init(struct mp_vm *vm, struct inode *inode,
 			      void *pool, bool offline)
 {
-	inode->i_private = pool;
 	inode->i_mapping->a_ops = &mp_aops;
 	vm->mapping = inode->i_mapping;
 	vm->offline = offline;
@@ -179,7 +178,6 @@ struct mp_vm {
 static inline void mp_vm_init(struct mp_vm *vm, struct inode *inode,
 			      void *pool, bool offline)
 {
-	inode->i_private = pool;
 	vm->mapping = inode->i_mapping;
 	vm->offline = offline;
 }

@@ -65,7 +65,30 @@ struct vm_fault;
  *   (the balloon sample does).
  * - A driver that pins from hard interrupt context must read the page
  *   under a lock that is irq-safe there, and its routine takes that lock
- *   (with interrupts disabled) too.
+ *   (with interrupts disabled) too. The pool lock is a spinlock_t, so on
+ *   PREEMPT_RT no call takes it from hard interrupt context.
+ */
+
+/**
+ * DOC: Pool lifetime
+ *
+ * movable_pool_destroy() may race the calls that add to a pool or reach
+ * it through a file: movable_pool_alloc_page(), movable_pool_alloc_pages(),
+ * movable_pool_add_page() and movable_pool_open() fail with -ENODEV once
+ * it has begun, movable_pool_mmap() with -ENODEV, and
+ * movable_pool_insert_pfn() gives %VM_FAULT_SIGBUS; destroy waits for
+ * those already under way. A device may so go away while its files are
+ * open and mapped: the library reaches the pool of a fault or an mmap
+ * through the file, never through the pool pointer the driver passes, so
+ * the driver's fault handler needs no lock of its own against remove().
+ *
+ * Every other call on a pool must be done before destroy begins: the
+ * driver frees its pages, stops pinning them, and makes no call after it.
+ * Where a page shows that the driver broke this (the page is in no pool,
+ * or in another one), the library warns without touching the pool it was
+ * given, and counts the misuse in debugfs, movable_pool/misuse. A stale
+ * pointer to a page that has since been reused, by this pool or anything
+ * else, cannot be told from a live one and is not caught.
  */
 
 /**
@@ -84,7 +107,9 @@ struct vm_fault;
  * - ->private holds the driver's @owner cookie.
  * - ->index holds the page's index (low %MOVABLE_POOL_INDEX_BITS bits),
  *   the pin count and three state bits; written under the pool lock once
- *   the page is published.
+ *   the page is published. A page that left the pool keeps a mark there
+ *   until it is reused, so the fault helper knows it for a pool page that
+ *   moved or was freed.
  * - ->lru links the pool's list of pages while the VM has not isolated
  *   the page (the VM links isolated pages into lists of its own).
  *
@@ -97,8 +122,11 @@ struct vm_fault;
  * DOC: Offline pages
  *
  * Pages a balloon has given back to its hypervisor must stay PageOffline()
- * for the rest of the kernel: kdump and /proc/kcore do not read them, and
- * memory offlining takes them for movable. A pool created with
+ * for the rest of the kernel: kdump and /proc/kcore do not read them,
+ * hibernation does not save them, and memory offlining takes them for
+ * movable. So this is for balloons only: the contents of such a page are
+ * lost across hibernation, and such a pool cannot be mapped to userspace
+ * (movable_pool_open() refuses it). A pool created with
  * %MOVABLE_POOL_OFFLINE_PAGES in &movable_pool_ops.flags makes every page
  * PageOffline() from the moment it joins the pool (allocated, adopted with
  * movable_pool_add_page(), or the new page of a migration, before the
@@ -127,7 +155,8 @@ struct vm_fault;
  * any other page. The library zaps user mappings at that offset before a
  * page moves and when it is freed. The index is also handed back to the
  * migrate routine, so a driver that never maps its pages may use it as it
- * likes.
+ * likes, two live pages sharing an index included; in a pool that is
+ * mapped, each index has at most one page at a time.
  */
 
 /**
@@ -139,7 +168,7 @@ struct vm_fault;
  * MODULE_VERSION, the DKMS package version and the version of the Debian
  * package movable-pool-dkms are this level.
  */
-#define MOVABLE_POOL_VERSION	3
+#define MOVABLE_POOL_VERSION	4
 
 /**
  * define MOVABLE_POOL_IMPORT_NS - declare that a module uses movable_pool
@@ -210,15 +239,21 @@ struct vm_fault;
  *	the pool: once the routine has published it, movable_pool_pin()
  *	works on it.
  *
- *	In %MIGRATE_ASYNC @mode (direct compaction's first pass) the routine
- *	must not sleep: trylock and return -EAGAIN instead. In
- *	%MIGRATE_SYNC_LIGHT and %MIGRATE_SYNC it may sleep on the driver's
- *	lock, but not for long (sync-light callers are allocating tasks);
- *	it must not wait for the device.
+ *	It may run for a page from the moment the page joins the pool,
+ *	before the call that allocated or added it has returned: for a page
+ *	the driver has not yet stored where the routine looks, it returns
+ *	-EAGAIN.
  *
- *	Return 0 on success. -EAGAIN makes the VM try again with a new @dst,
- *	a few times in the same pass (up to ten), then puts the page back;
- *	a later pass may try it again. -ENOENT says the driver no longer
+ *	In %MIGRATE_ASYNC @mode (direct compaction's first pass) the routine
+ *	must not block on a lock: trylock, and return -EAGAIN when it is
+ *	busy. In every mode it may wait a bounded time for its device or
+ *	host (a balloon does), and in %MIGRATE_SYNC_LIGHT and %MIGRATE_SYNC
+ *	it may sleep on the driver's lock, but not for long: the callers
+ *	are allocating tasks.
+ *
+ *	Return 0 on success. -EAGAIN makes the VM try again, with the same
+ *	or a new @dst, a few times in the same pass (up to ten), then puts
+ *	the page back; a later pass may try it again. -ENOENT says the driver no longer
  *	references @src (it is freeing it): the page is put back and freed
  *	by the driver as usual. Any other negative errno gives up this
  *	migration. On any failure @dst must be neither referenced nor pinned
@@ -301,12 +336,15 @@ struct movable_pool *movable_pool_create(const char *name,
  * movable_pool_destroy() - free a pool
  * @pool: the pool, or NULL
  *
- * Stops new isolations, waits for the VM to hand back the pages it holds
+ * Stops new isolations, allocations and faults, waits for the calls under
+ * way (see "Pool lifetime") and for the VM to hand back the pages it holds
  * isolated (their migration is refused from now on, so that is quick),
  * zaps every user mapping of the pool's address_space, and frees pages the
- * driver did not free (with a warning: that is a driver bug). Allocations
- * racing with it fail with -ENODEV. No page refers to the pool or this
- * module's code after this returns, and the routine is never called again.
+ * driver did not free (with a warning: that is a driver bug). A page still
+ * pinned is in use by a device, so it is never freed: it is let go of and
+ * leaks, with a warning naming the pool and the count. No page refers to
+ * the pool or this module's code after this returns, and the routine is
+ * never called again.
  *
  * Files set up with movable_pool_open() keep the pool's address_space
  * alive until movable_pool_release(), so a device may go away while
@@ -317,10 +355,11 @@ struct movable_pool *movable_pool_create(const char *name,
  * memory.
  *
  * The driver must keep what its routine uses alive until this returns,
- * and must not hold the lock its routine takes. No other call on @pool
- * may race with it or follow it.
+ * and must not hold the lock its routine takes. Only the calls "Pool
+ * lifetime" names may race with it; none may follow it.
  *
- * Context: process context; may sleep.
+ * Context: process context; may sleep. In atomic context it is refused,
+ * with a warning, and the pool leaks.
  */
 void movable_pool_destroy(struct movable_pool *pool);
 
@@ -366,14 +405,17 @@ void movable_pool_get_stats(struct movable_pool *pool,
  * @index: the page's offset in the pool's address_space (see "Index"),
  *	handed back to the migrate routine; at most %MOVABLE_POOL_MAX_INDEX
  *
- * The page has one reference, owned by the pool, and may be migrated as
- * soon as this returns unless the driver pins it. Free it only with
- * movable_pool_free_page() or movable_pool_free_pages().
+ * The page has one reference, owned by the pool, and may be migrated from
+ * the moment it joins the pool, before this returns (see
+ * &movable_pool_ops.migrate), unless the driver pins it. Free it only
+ * with movable_pool_free_page() or movable_pool_free_pages().
  *
- * Context: any context @gfp allows.
- * Return: the page; ERR_PTR(-EINVAL) for a NULL @pool, refused @gfp flags
- * or an @index above %MOVABLE_POOL_MAX_INDEX, ERR_PTR(-ENODEV) if the pool
- * is being destroyed, ERR_PTR(-ENOMEM) if memory is short. Never NULL.
+ * Context: any context @gfp allows; a @gfp that may sleep, in atomic
+ * context, is refused with a warning.
+ * Return: the page; ERR_PTR(-EINVAL) for a NULL @pool, refused @gfp flags,
+ * an @index above %MOVABLE_POOL_MAX_INDEX or a @gfp that may sleep in
+ * atomic context, ERR_PTR(-ENODEV) if the pool is being destroyed,
+ * ERR_PTR(-ENOMEM) if memory is short. Never NULL.
  */
 struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
 				     void *owner, pgoff_t index);
@@ -404,8 +446,9 @@ struct page *movable_pool_alloc_page(struct movable_pool *pool, gfp_t gfp,
  * Context: process context; may sleep (it takes the page lock).
  * Return: 0; -EINVAL for a NULL @pool or @page or an @index above
  * %MOVABLE_POOL_MAX_INDEX, and, with a warning, for a page that is
- * compound, free, mapped, has a ->mapping or a page type; -ENODEV if the
- * pool is being destroyed. On failure the page is still the caller's.
+ * compound, free, mapped, has a ->mapping or a page type, and for a call
+ * in atomic context; -ENODEV if the pool is being destroyed. On failure
+ * the page is still the caller's.
  */
 int movable_pool_add_page(struct movable_pool *pool, struct page *page,
 			  void *owner, pgoff_t index);
@@ -422,8 +465,13 @@ int movable_pool_add_page(struct movable_pool *pool, struct page *page,
  *
  * The driver must have dropped the page from its tables first (so that a
  * migration already under way finds it gone and returns -ENOENT), and must
- * not hold the lock its migrate routine takes. Freeing a pinned page, a
- * page of another pool, or a page twice is refused with a warning.
+ * not hold the lock its migrate routine takes. Refused with a warning,
+ * leaving the page where it is: a pinned page (it stays in the pool, and
+ * destroy frees it once unpinned), a page of another pool or of none, a
+ * page freed before (while the library can still tell: see "Pool
+ * lifetime"), and a call in atomic context. A page mapped to userspace
+ * with vm_insert_page() (a driver bug the library sees only on 5.10 to
+ * 6.16, by its mapcount) is freed with a warning.
  *
  * Context: process context; may sleep (it takes the page lock).
  */
@@ -441,14 +489,24 @@ void movable_pool_free_page(struct movable_pool *pool, struct page *page);
  * The same as @nr calls of movable_pool_alloc_page(), for less: the pages
  * come from the bulk allocator and join the pool under one lock.
  *
- * Context: any context @gfp allows.
+ * Context: any context @gfp allows, as for movable_pool_alloc_page().
  * Return: 0 with all @nr pages allocated, or an errno as for
- * movable_pool_alloc_page() (-EINVAL also for @nr == 0 or an index range
- * past %MOVABLE_POOL_MAX_INDEX) with none allocated.
+ * movable_pool_alloc_page() (-EINVAL also for a NULL @pages, @nr == 0 or
+ * an index range past %MOVABLE_POOL_MAX_INDEX) with none allocated and
+ * every entry of @pages NULL.
  */
 int movable_pool_alloc_pages(struct movable_pool *pool, gfp_t gfp,
 			     void *owner, pgoff_t index, struct page **pages,
 			     unsigned int nr);
+
+/*
+ * Until API level 2 the array came before its length: a call in that order
+ * must not build (gcc 12 only warns when an integer is passed as a
+ * pointer, and such a module crashes). &(pages)[0] is the array itself,
+ * and an integer cannot be subscripted.
+ */
+#define movable_pool_alloc_pages(pool, gfp, owner, index, pages, nr)	\
+	movable_pool_alloc_pages(pool, gfp, owner, index, &(pages)[0], nr)
 
 /**
  * movable_pool_free_pages() - free several pages of @pool at once
@@ -459,9 +517,11 @@ int movable_pool_alloc_pages(struct movable_pool *pool, gfp_t gfp,
  *
  * The same as movable_pool_free_page() on each page, for less: pages that
  * nobody else has locked leave the pool under one lock and go back to the
- * page allocator together.
+ * page allocator together. A page that appears twice is freed once and
+ * the repeat refused with a warning.
  *
- * Context: process context; may sleep.
+ * Context: process context; may sleep. In atomic context it is refused,
+ * with a warning.
  */
 void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 			     unsigned int nr);
@@ -497,6 +557,10 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 unsigned int movable_pool_take_pages(struct movable_pool *pool,
 				     struct page **pages, unsigned int nr);
 
+/* As for movable_pool_alloc_pages(): the level 1 order must not build. */
+#define movable_pool_take_pages(pool, pages, nr)			\
+	movable_pool_take_pages(pool, &(pages)[0], nr)
+
 /**
  * movable_pool_take_owner_pages() - take some pages of one owner
  * @pool: the pool
@@ -526,8 +590,13 @@ unsigned int movable_pool_take_owner_pages(struct movable_pool *pool,
  * %MOVABLE_POOL_MAX_PINS deep. A pinned page must be unpinned before it is
  * freed.
  *
- * Context: any context, including hard interrupts (see "Lock order" for
- * what the driver's lock needs then); never sleeps.
+ * Pins are for short device use: a DMA, a job, a page being read. For as
+ * long as a page is pinned, memory offlining of its block retries until
+ * it is interrupted, alloc_contig_range() (CMA, gigantic pages) fails,
+ * and compaction passes the page by.
+ *
+ * Context: any context, including hard interrupts except on PREEMPT_RT
+ * (see "Lock order" for what the driver's lock needs then); never sleeps.
  * Return: 0 when pinned; -EAGAIN if the page is being migrated right now or
  * has just moved (drop your locks, re-read your reference, retry: the
  * routine is about to repoint it); -EINVAL, with a warning, if @page is not
@@ -542,7 +611,7 @@ int movable_pool_pin(struct page *page);
  *
  * Unpinning a page that is not pinned is refused with a warning.
  *
- * Context: any context, including hard interrupts; never sleeps.
+ * Context: as movable_pool_pin(); never sleeps.
  */
 void movable_pool_unpin(struct page *page);
 
@@ -563,10 +632,13 @@ void movable_pool_copy_page(struct page *dst, struct page *src);
  * Points @file's f_mapping at the pool's address_space and keeps that
  * alive until movable_pool_release(@file), even past
  * movable_pool_destroy(). Call movable_pool_release() from the file's
- * release().
+ * release(), and from open() itself if open() fails after this succeeded
+ * (the VFS calls release() only for a file that opened).
  *
  * Context: process context.
- * Return: 0, or -ENODEV if @pool is being destroyed.
+ * Return: 0; -ENODEV if @pool is being destroyed; -EINVAL for a NULL
+ * @pool or @file, and, with a warning, for a pool of offline pages (see
+ * "Offline pages").
  */
 int movable_pool_open(struct movable_pool *pool, struct file *file);
 
@@ -584,15 +656,18 @@ void movable_pool_release(struct file *file);
  * @vma: the VMA, in the driver's mmap() of a file set up with
  *	movable_pool_open()
  *
- * Refuses what cannot work: a private mapping (a copy-on-write copy of a
- * page that moves is wrong, and the VM cannot map one of a PFN mapping), a
- * file not set up with movable_pool_open() on @pool, and offsets past
- * %MOVABLE_POOL_MAX_INDEX. Sets %VM_PFNMAP, %VM_DONTEXPAND and
- * %VM_DONTDUMP. The driver sets vm_ops (whose fault handler calls
- * movable_pool_insert_pfn()) and vm_private_data itself.
+ * Refuses what cannot work. Quietly, since a user asked for it: a private
+ * mapping (a copy-on-write copy of a page that moves is wrong, and the VM
+ * cannot map one of a PFN mapping) and offsets past
+ * %MOVABLE_POOL_MAX_INDEX. With a warning, since the driver did it: a file
+ * not set up with movable_pool_open(), or set up on another pool. Sets
+ * %VM_PFNMAP, %VM_DONTEXPAND and %VM_DONTDUMP. The driver sets vm_ops
+ * (whose fault handler calls movable_pool_insert_pfn()) and
+ * vm_private_data itself.
  *
  * Context: the driver's mmap() (mmap_lock held for writing).
- * Return: 0, or -EINVAL for a private mapping or a bad file or range.
+ * Return: 0; -EINVAL for a private mapping or a bad file or range;
+ * -ENODEV if the pool is being destroyed (see "Pool lifetime").
  */
 int movable_pool_mmap(struct movable_pool *pool, struct vm_area_struct *vma);
 
@@ -610,12 +685,23 @@ int movable_pool_mmap(struct movable_pool *pool, struct vm_area_struct *vma);
  * drops the fault's mmap_lock, waits for the page and returns
  * %VM_FAULT_RETRY, as filemap_fault() does: the caller must then return it
  * at once, touching neither @vmf->vma nor anything the lock protected.
+ * The library holds its own reference to @page while it waits, and the
+ * VMA's file keeps the pool's address_space; what else the driver's
+ * handler uses after this returns (its buffer object, say) the driver
+ * keeps alive itself, as a VMA's reference does.
+ *
+ * The pool is found through the VMA's file, not through @pool, which is
+ * only compared: after movable_pool_destroy() (a device gone while still
+ * mapped) this gives %VM_FAULT_SIGBUS without touching @pool.
  *
  * Context: page fault handler; may sleep.
- * Return: %VM_FAULT_NOPAGE or %VM_FAULT_RETRY; %VM_FAULT_SIGBUS, with a
- * warning, for a private (copy-on-write) VMA, a VMA not set up by
- * movable_pool_mmap() on @pool, or a page whose index is not @vmf->pgoff;
- * %VM_FAULT_OOM and such when a page table cannot be had.
+ * Return: %VM_FAULT_NOPAGE or %VM_FAULT_RETRY; %VM_FAULT_SIGBUS once the
+ * pool is being destroyed; %VM_FAULT_SIGBUS, with a warning, for a
+ * private (copy-on-write) VMA, a VMA not set up by movable_pool_mmap() on
+ * @pool, a page of another pool or of none, a page whose index is not
+ * @vmf->pgoff, or a page that left the pool yet keeps being handed in
+ * (a stale table); %VM_FAULT_OOM and such when a page table cannot be
+ * had.
  */
 vm_fault_t movable_pool_insert_pfn(struct movable_pool *pool,
 				   struct vm_fault *vmf, struct page *page);

@@ -9,6 +9,8 @@
 #    5.10, 6.1 and 6.12 headers, and in tree (with the KUnit suite) under UML
 #  - for 7.x: checkpatch --strict on every patch of patches/7.x, and W=1 and
 #    sparse on mm/movable_pool*.o in the patched UML tree
+#  - a driver calling the bulk functions in API level 1's order fails to
+#    build
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/modules.sh"
@@ -92,6 +94,44 @@ uml_w1() {
 build failed"
 	check "w1-sparse-uml-$kver" "$(printf '%s\n' "$log" | warnings "$@")"
 }
+
+# api_order CALL...: build a module making CALL against 6.12's headers.
+api_order() {
+	local dir hdrs rc
+	hdrs=$(mp_headers 6.12) || return 1
+	dir=$(mktemp -d)
+	cat > "$dir/order.c" <<-EOF
+	#include <linux/module.h>
+	#include <linux/movable_pool.h>
+
+	int order_test(struct movable_pool *pool, struct page **pages);
+	int order_test(struct movable_pool *pool, struct page **pages)
+	{
+		return $1;
+	}
+	MODULE_LICENSE("GPL");
+	MOVABLE_POOL_IMPORT_NS();
+	EOF
+	echo 'obj-m := order.o' > "$dir/Kbuild"
+	make -C "$hdrs" M="$dir" ccflags-y="-I$MP_REPO/include" \
+		KBUILD_MODPOST_WARN=1 modules > "$dir/log" 2>&1
+	rc=$?
+	rm -rf "$dir"
+	return $rc
+}
+
+# The bulk calls in API level 1's order (the array before its length) must
+# not build (NEWS, level 4): gcc 12 only warns, and the module crashes. The
+# same module in today's order builds, so the refusal is the order's.
+if api_order 'movable_pool_alloc_pages(pool, GFP_KERNEL, NULL, 0, pages, 4) +
+		movable_pool_take_pages(pool, pages, 4)' &&
+   ! api_order 'movable_pool_alloc_pages(pool, GFP_KERNEL, NULL, 0, 4, pages)' &&
+   ! api_order 'movable_pool_take_pages(pool, 4, pages)'; then
+	mp_result pass api-old-bulk-order-refused
+else
+	mp_result fail api-old-bulk-order-refused
+	status=1
+fi
 
 for kver in $MP_KVERS_OOT; do
 	log=$(MP_BUILD_TAG=lint MP_MAKE_ARGS="W=1 C=1" mp_build_modules "$kver" \

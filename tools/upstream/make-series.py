@@ -288,9 +288,16 @@ def library(tree, code, author):
             read(os.path.join(REPO, 'Documentation/core-api/movable_pool.rst')),
     }
     # from 6.17 movable_ops pages need MIGRATION only (before, __SetPageMovable()
-    # needed COMPACTION), so BALLOON_MIGRATION can select the library
-    block = kconfig_block('MOVABLE_POOL').replace(
-        'depends on MMU && MIGRATION && COMPACTION', 'depends on MIGRATION')
+    # needed COMPACTION), so BALLOON_MIGRATION can select the library. And
+    # built in only: the ops set_movable_ops() registers must outlive every
+    # page of the type, and a page taken from a pool keeps it until freed.
+    block = kconfig_block('MOVABLE_POOL')
+    for old, new in (('depends on MMU && MIGRATION && COMPACTION',
+                      'depends on MIGRATION'),
+                     ('tristate "Movable page pools for drivers"',
+                      'bool "Movable page pools for drivers"'),
+                     ('say M or Y; otherwise N.', 'say Y; otherwise N.')):
+        block = replace(block, old, new, 'config MOVABLE_POOL')
     files['mm/Kconfig'] = replace(read(os.path.join(tree, 'mm/Kconfig')),
                                   'config BALLOON\n',
                                   block + '\nconfig BALLOON\n', 'mm/Kconfig')
