@@ -276,7 +276,16 @@ mp_apply_series() {
 	# and the files an earlier series touched: they go back too
 	all=$({ printf '%s\n' "$files"; cat "$tree/.mp-series-files" 2>/dev/null; } |
 		sort -u)
-	[ -d "$tree" ] || cp -al "$pristine" "$tree" || return 1
+	# a symlink here would be the pristine tree itself, which the loop
+	# below would then patch; "$pristine/." copies what a link to the
+	# pristine tree (a cache sharing another's sources) points at
+	if [ -L "$tree" ]; then
+		mp_log "$tree is a symlink: remove it, it must be a tree of its own"
+		return 1
+	fi
+	if [ ! -d "$tree" ]; then
+		mkdir -p "$tree" && cp -al "$pristine/." "$tree/" || return 1
+	fi
 	stage=$(mktemp -d)
 	for f in $all; do
 		[ -f "$pristine/$f" ] && install -D -m 644 "$pristine/$f" "$stage/$f"
