@@ -23,22 +23,28 @@
 
 static struct movable_pool *balloon_pool;
 
+/* @nr (1 or -1) pages more in the balloon: the managed and balloon counts */
+static void balloon_page_count_in(struct balloon_dev_info *b_dev_info,
+				  struct page *page, int nr)
+{
+	if (b_dev_info->adjust_managed_page_count)
+		adjust_managed_page_count(page, -nr);
+	mod_node_page_state(page_pgdat(page), NR_BALLOON_PAGES, nr);
+	atomic_long_add(nr, &b_dev_info->inflated);
+}
+
 static void balloon_page_inflated(struct balloon_dev_info *b_dev_info,
 				  struct page *page)
 {
-	if (b_dev_info->adjust_managed_page_count)
-		adjust_managed_page_count(page, -1);
+	balloon_page_count_in(b_dev_info, page, 1);
 	count_vm_event(BALLOON_INFLATE);
-	inc_node_page_state(page, NR_BALLOON_PAGES);
 }
 
 static void balloon_page_deflated(struct balloon_dev_info *b_dev_info,
 				  struct page *page)
 {
-	if (b_dev_info->adjust_managed_page_count)
-		adjust_managed_page_count(page, 1);
+	balloon_page_count_in(b_dev_info, page, -1);
 	count_vm_event(BALLOON_DEFLATE);
-	dec_node_page_state(page, NR_BALLOON_PAGES);
 }
 
 #ifdef CONFIG_BALLOON_MIGRATION
@@ -88,17 +94,6 @@ static unsigned int balloon_take(struct balloon_dev_info *b_dev_info,
 					     nr);
 }
 
-/* Of all devices: the pool counts no device's pages on their own. */
-static bool balloon_empty(struct balloon_dev_info *b_dev_info)
-{
-	struct movable_pool_stats stats;
-
-	if (!balloon_pool)
-		return true;
-	movable_pool_get_stats(balloon_pool, &stats);
-	return !stats.pages;
-}
-
 /* After movable_pool's subsys_initcall(), before any driver's. */
 static int __init balloon_init(void)
 {
@@ -142,10 +137,6 @@ static unsigned int balloon_take(struct balloon_dev_info *b_dev_info,
 	return n;
 }
 
-static bool balloon_empty(struct balloon_dev_info *b_dev_info)
-{
-	return list_empty_careful(&b_dev_info->pages);
-}
 #endif /* CONFIG_BALLOON_MIGRATION */
 
 /**
@@ -265,6 +256,11 @@ EXPORT_SYMBOL_GPL(balloon_page_list_dequeue);
  * As balloon_page_list_dequeue() for one page. The driver keeps count of
  * its pages and calls this only while it has some.
  *
+ * NULL while the device has pages in the balloon (balloon_page_count())
+ * means they are being migrated: the driver may try again. A driver that
+ * asks for a page of a device with none has lost count of its pages, which
+ * never come back: it gets NULL and a warning, once, and must stop asking.
+ *
  * Context: process context.
  * Return: the page, or NULL if none could be taken right now.
  */
@@ -274,8 +270,8 @@ struct page *balloon_page_dequeue(struct balloon_dev_info *b_dev_info)
 	LIST_HEAD(pages);
 
 	if (!balloon_page_list_dequeue(b_dev_info, &pages, 1)) {
-		/* a driver that lost count must not spin on NULL forever */
-		WARN_ONCE(balloon_empty(b_dev_info),
+		/* pages lost: the driver must stop, see balloon_page_count() */
+		WARN_ONCE(!balloon_page_count(b_dev_info),
 			  "balloon: dequeue from an empty balloon\n");
 		return NULL;
 	}

@@ -323,13 +323,112 @@ def mainline(path):
     return read(os.path.join(REPO, 'mainline', path))
 
 
+# mainline/ holds the balloon as the last balloon patch leaves it. The
+# patches after the conversion change it for reasons of their own, so the
+# files of each earlier patch are derived from it: every later patch lists
+# here what it wrote and what stood there before, and undoing the later
+# patches, newest first, gives an earlier one's files. Each text must be
+# found exactly once.
+BALLOON_LATER = [
+    ('warn', {
+        'mm/balloon.c': [
+            (""" * NULL while the device has pages in the balloon (balloon_page_count())
+ * means they are being migrated: the driver may try again. A driver that
+ * asks for a page of a device with none has lost count of its pages, which
+ * never come back: it gets NULL and a warning, once, and must stop asking.
+""", """ * NULL while the device has pages in the balloon (balloon_page_count())
+ * means they are being migrated: the driver may try again. A driver that
+ * asks for a page of a device with none has lost count of its pages.
+"""),
+            ("""		/* pages lost: the driver must stop, see balloon_page_count() */
+		WARN_ONCE(!balloon_page_count(b_dev_info),
+			  "balloon: dequeue from an empty balloon\\n");
+		return NULL;
+""", """		/*
+		 * If we are unable to dequeue a balloon page because the page
+		 * list is empty and there are no isolated pages, then something
+		 * went out of track and some balloon pages are lost.
+		 * BUG() here, otherwise the balloon driver may get stuck in
+		 * an infinite loop while attempting to release all its pages.
+		 */
+		if (unlikely(!balloon_page_count(b_dev_info)))
+			BUG();
+		return NULL;
+"""),
+        ],
+    }),
+]
+
+
+def balloon_files(step):
+    """mm/balloon.c and include/linux/balloon.h as patch @step leaves them:
+    'convert' (the conversion) or a name in BALLOON_LATER."""
+    files = {path: mainline(path) for path in
+             ('mm/balloon.c', 'include/linux/balloon.h')}
+    names = [name for name, _ in BALLOON_LATER]
+    later = names[names.index(step) + 1:] if step in names else names
+    for name, edits in reversed(BALLOON_LATER):
+        if name not in later:
+            continue
+        for path, pairs in edits.items():
+            for new, old in pairs:
+                files[path] = replace(files[path], new, old,
+                                      f'{path} before the {name} patch')
+    return files
+
+
+def edit(tree, files, path, pairs):
+    """Replace each (old, new) once in @path, reading it from @files if an
+    earlier patch changed it, else from @tree."""
+    text = files.get(path) or read(os.path.join(tree, path))
+    for old, new in pairs:
+        text = replace(text, old, new, path)
+    files[path] = text
+
+
+VIRTIO_LOST = [
+    ("""static unsigned int leak_balloon(struct virtio_balloon *vb, size_t num)
+""", """/*
+ * The balloon has none of the pages we count: they were lost (a bug) and
+ * never come back. Stop counting them, or every caller that deflates until
+ * vb->num_pages is zero (removal, freezing) would wait for them for ever.
+ * The host keeps the frames; we never use them again.
+ */
+static void virtballoon_lost_pages(struct virtio_balloon *vb)
+{
+	dev_warn_once(&vb->vdev->dev,
+		      "%u balloon pages lost, not waiting for them\\n",
+		      vb->num_pages);
+	vb->num_pages = 0;
+}
+
+static unsigned int leak_balloon(struct virtio_balloon *vb, size_t num)
+"""),
+    ("""	for (vb->num_pfns = 0; vb->num_pfns < num;
+	     vb->num_pfns += VIRTIO_BALLOON_PAGES_PER_PAGE) {
+		page = balloon_page_dequeue(vb_dev_info);
+""", """	for (vb->num_pfns = 0; vb->num_pfns < num;
+	     vb->num_pfns += VIRTIO_BALLOON_PAGES_PER_PAGE) {
+		if (!balloon_page_count(vb_dev_info)) {
+			virtballoon_lost_pages(vb);
+			break;
+		}
+		page = balloon_page_dequeue(vb_dev_info);
+"""),
+]
+
+
+def virtio_lost(tree):
+    """virtio_balloon stops waiting for pages the balloon lost."""
+    files = {}
+    edit(tree, files, 'drivers/virtio/virtio_balloon.c', VIRTIO_LOST)
+    return files
+
+
 def balloon(tree, prev_kconfig, prev_migrate):
     """Patch 4: the balloon on movable_pool."""
-    files = {
-        'mm/balloon.c': mainline('mm/balloon.c'),
-        'include/linux/balloon.h': mainline('include/linux/balloon.h'),
-        'mm/Kconfig': prev_kconfig,
-    }
+    files = balloon_files('convert')
+    files['mm/Kconfig'] = prev_kconfig
     insert(tree, files, 'mm/Kconfig', [
         ('\tdepends on MIGRATION && BALLOON\n', '\tselect MOVABLE_POOL\n')])
     files['mm/migrate.c'] = replace(
@@ -355,11 +454,15 @@ config BALLOON_KUNIT_TEST
 """
 
 
-def balloon_kunit(prev_kconfig, prev_makefile):
-    """Patch 5: the balloon's KUnit suite."""
+def balloon_kunit(prev_kconfig, prev_makefile, prev_maintainers):
+    """The balloon's KUnit suite, the series' last patch."""
     anchor = '\t  migrated for memory defragmentation purposes by memory compaction.\n'
     line = 'obj-$(CONFIG_BALLOON) += balloon.o\n'
+    entry = 'F:\tinclude/linux/balloon.h\nF:\tmm/balloon.c\n'
     return {
+        'MAINTAINERS': replace(prev_maintainers, entry,
+                               entry + 'F:\tmm/tests/balloon_kunit.c\n',
+                               'MAINTAINERS balloon test'),
         'mm/tests/balloon_kunit.c': mainline('mm/tests/balloon_kunit.c'),
         'mm/Kconfig': replace(prev_kconfig, anchor,
                               anchor + BALLOON_KUNIT_KCONFIG,
@@ -492,8 +595,11 @@ racing migration on two CPUs, and destroy racing the VM. Patch 4 moves
 the memory balloon (mm/balloon.c) onto the library, so the kernel's other
 user of driver-page migration shares its code: the balloon's own isolate,
 putback and migrate code goes, and its drivers (virtio_balloon,
-vmw_balloon, cmm) do not change. Patch 5 adds KUnit tests for the
-balloon.
+vmw_balloon, cmm) build unchanged; it keeps upstream's BUG() for a
+driver that dequeues pages it lost. Patch 5 makes virtio_balloon stop
+waiting for such pages (its removal would otherwise rely on the BUG()),
+and patch 6 turns the BUG() into a warning. Patch 7 adds KUnit tests for
+the balloon.
 
 The same sources build out of tree for 5.10 (address_space_operations),
 and 6.1 and 6.12 (struct movable_operations in ->mapping); this series is
@@ -584,8 +690,13 @@ movable_pool_take_owner_pages(), which passes over other owners' pages.
 
 What stays as it was:
 - The API drivers call, with its signatures: virtio_balloon, vmw_balloon
-  and cmm build unchanged. struct balloon_dev_info loses isolated_pages,
-  which only mm/balloon.c read.
+  and cmm build unchanged. struct balloon_dev_info's isolated_pages,
+  which only mm/balloon.c read, becomes inflated, the count of the
+  device's pages in the balloon, isolated or not (balloon_page_count()):
+  the pool lists every device's pages, so "the device's list is empty
+  and none are isolated" is "the count is zero" now.
+- The BUG() when a driver dequeues from a device with no pages left,
+  with upstream's comment: patches 5 and 6 deal with it.
 - Inflated pages are PageOffline() until freed (the pool has
   MOVABLE_POOL_OFFLINE_PAGES; movable_pool, not the balloon, registers
   the PGTY_offline movable_operations now) and allocated with
@@ -604,9 +715,6 @@ What stays as it was:
   a lock as before. BALLOON_MIGRATION selects MOVABLE_POOL.
 
 What changes:
-- The BUG() when a driver dequeues from an empty balloon becomes a
-  WARN_ONCE() and NULL: a driver that lost count must not take the
-  kernel down.
 - NR_BALLOON_PAGES followed neither a page dropped on -ENOENT nor a page
   that moved to another node; it does now.
 - Enqueueing may sleep (it takes the page lock); every caller is in
@@ -617,6 +725,34 @@ What changes:
 - The balloon's statistics are in
   /sys/kernel/debug/movable_pool/balloon-<id>/stats.
 '''),
+    ('virtio_balloon: stop waiting for pages the balloon lost', '''\
+remove_common() and freezing deflate until vb->num_pages is zero, and
+the update worker requeues itself until the balloon has its target size.
+A page the driver counts but the balloon no longer has (a bug: a page
+that left through migration without the driver noticing, or one never
+enqueued) is never dequeued, so until now balloon_page_dequeue()'s
+BUG() was all that kept them from looping for ever, which is why
+upstream kept the BUG().
+
+balloon_page_count() (patch 4) says how many pages the device has in the
+balloon, isolated ones included. leak_balloon() asks it before each
+dequeue: pages it counts while the balloon holds none for the device are
+lost. It says so once, with their number, and stops counting them, so
+removal, freezing and the worker end; the host keeps those frames, which
+the guest never uses again. While the balloon has pages, a dequeue that
+returns nothing still means pages being migrated, and the callers retry
+as before. The driver no longer dequeues from an empty balloon at all.
+'''),
+    ('mm: balloon: warn instead of BUG() when a driver lost pages', '''\
+A driver that dequeues from a device with no pages left in the balloon
+has lost count of some. Upstream BUG()s, so that a driver deflating until
+its own count reaches zero does not loop for ever. No in-tree driver
+needs that now: virtio_balloon stops counting lost pages (patch 5), cmm
+stops when a dequeue returns nothing, and vmw_balloon uses the list
+interface, which never BUG()ed. Warn once and return NULL instead, as
+for pages being migrated; the count is per device, so one device's
+lost pages are caught while another has pages.
+'''),
     ('mm: balloon: add KUnit tests', '''\
 A fake device inflates and deflates the balloon. The tests check the
 balloon's accounting (vm events, NR_BALLOON_PAGES, managed pages),
@@ -626,7 +762,11 @@ migration of inflated pages through the device's migratepage
 (isolate_movable_ops_page() and migrate_pages(), as compaction calls
 them), migratepage's -ENOENT and -EAGAIN, dequeueing everything while the
 VM holds a page, and two devices that never get each other's pages. A
-dequeue from an empty balloon warns once and returns NULL.
+dequeue from an empty balloon warns once and returns NULL, also while
+another device has pages, and a removal that deflates until the driver's
+own count reaches zero ends when the balloon lost a page of it. The
+warnings the tests cause on purpose are suppressed and counted
+(kunit_warning_suppress()).
 '''),
 ]
 
@@ -656,8 +796,11 @@ def main():
     p2 = library(tree, code, author)
     p3 = kunit(p2['mm/Kconfig'], p2['mm/Makefile'])
     p4 = balloon(tree, p3['mm/Kconfig'], p1['mm/migrate.c'])
-    p5 = balloon_kunit(p4['mm/Kconfig'], p3['mm/Makefile'])
-    patches = [p1, p2, p3, p4, p5]
+    p5 = virtio_lost(tree)
+    p6 = balloon_files('warn')
+    p7 = balloon_kunit(p4['mm/Kconfig'], p3['mm/Makefile'],
+                       p2['MAINTAINERS'])
+    patches = [p1, p2, p3, p4, p5, p6, p7]
 
     with tempfile.TemporaryDirectory() as work:
         git(work, 'init', '-q')
