@@ -159,16 +159,6 @@ struct page *balloon_page_alloc(void)
 }
 EXPORT_SYMBOL_GPL(balloon_page_alloc);
 
-/* False only for a page the library refused, with a warning. */
-static bool balloon_page_enqueue_one(struct balloon_dev_info *b_dev_info,
-				     struct page *page)
-{
-	if (!balloon_insert(b_dev_info, page))
-		return false;
-	balloon_page_inflated(b_dev_info, page);
-	return true;
-}
-
 /**
  * balloon_page_enqueue - inflate the balloon by a page
  * @b_dev_info: the balloon device
@@ -178,22 +168,41 @@ static bool balloon_page_enqueue_one(struct balloon_dev_info *b_dev_info,
  * CONFIG_BALLOON_MIGRATION, may move: the driver must not touch page->lru
  * until it has dequeued the page again.
  *
+ * With CONFIG_BALLOON_MIGRATION the balloon's movable_pool may refuse the
+ * page, which only a page that is not one balloon_page_alloc() gave (or
+ * balloon_page_list_dequeue() gave back) can cause, with a warning. The
+ * page is then still the driver's, off any list and counted nowhere: the
+ * driver must not tell its host of it.
+ *
  * Context: process context; may sleep.
+ * Return: true if the page is in the balloon, false if it was refused.
  */
-void balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
+bool balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
 			  struct page *page)
 {
-	balloon_page_enqueue_one(b_dev_info, page);
+	/*
+	 * Counted first: from the moment it is in the pool the page may move
+	 * to another zone, or leave the balloon (->migratepage's -ENOENT)
+	 * and be freed, and either counts it out of the balloon.
+	 */
+	balloon_page_inflated(b_dev_info, page);
+	if (balloon_insert(b_dev_info, page))
+		return true;
+	/* never published: nobody else has seen it counted */
+	balloon_page_count_in(b_dev_info, page, -1);
+	count_vm_events(BALLOON_INFLATE, -1);
+	return false;
 }
 EXPORT_SYMBOL_GPL(balloon_page_enqueue);
 
 /**
  * balloon_page_list_enqueue - inflate the balloon by a list of pages
  * @b_dev_info: the balloon device
- * @pages: pages from balloon_page_alloc(), linked through page->lru;
- *	the list is empty on return
+ * @pages: pages from balloon_page_alloc(), linked through page->lru
  *
- * balloon_page_enqueue() on each page.
+ * balloon_page_enqueue() on each page. The pages it refused stay on
+ * @pages, in their order, still the driver's; the list is empty on return
+ * unless it says fewer pages than were listed.
  *
  * Context: process context; may sleep.
  * Return: how many pages were enqueued.
@@ -202,12 +211,17 @@ size_t balloon_page_list_enqueue(struct balloon_dev_info *b_dev_info,
 				 struct list_head *pages)
 {
 	struct page *page, *tmp;
+	LIST_HEAD(refused);
 	size_t n_pages = 0;
 
 	list_for_each_entry_safe(page, tmp, pages, lru) {
 		list_del(&page->lru);
-		n_pages += balloon_page_enqueue_one(b_dev_info, page);
+		if (balloon_page_enqueue(b_dev_info, page))
+			n_pages++;
+		else
+			list_add_tail(&page->lru, &refused);
 	}
+	list_splice(&refused, pages);
 	return n_pages;
 }
 EXPORT_SYMBOL_GPL(balloon_page_list_enqueue);

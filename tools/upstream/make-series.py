@@ -357,6 +357,108 @@ BALLOON_LATER = [
 """),
         ],
     }),
+    ('enqueue', {
+        'mm/balloon.c': [
+            ("""/**
+ * balloon_page_enqueue - inflate the balloon by a page
+ * @b_dev_info: the balloon device
+ * @page: a page from balloon_page_alloc(), off any list
+ *
+ * From now on the page is PageOffline() and, with
+ * CONFIG_BALLOON_MIGRATION, may move: the driver must not touch page->lru
+ * until it has dequeued the page again.
+ *
+ * With CONFIG_BALLOON_MIGRATION the balloon's movable_pool may refuse the
+ * page, which only a page that is not one balloon_page_alloc() gave (or
+ * balloon_page_list_dequeue() gave back) can cause, with a warning. The
+ * page is then still the driver's, off any list and counted nowhere: the
+ * driver must not tell its host of it.
+ *
+ * Context: process context; may sleep.
+ * Return: true if the page is in the balloon, false if it was refused.
+ */
+bool balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
+			  struct page *page)
+{
+	/*
+	 * Counted first: from the moment it is in the pool the page may move
+	 * to another zone, or leave the balloon (->migratepage's -ENOENT)
+	 * and be freed, and either counts it out of the balloon.
+	 */
+	balloon_page_inflated(b_dev_info, page);
+	if (balloon_insert(b_dev_info, page))
+		return true;
+	/* never published: nobody else has seen it counted */
+	balloon_page_count_in(b_dev_info, page, -1);
+	count_vm_events(BALLOON_INFLATE, -1);
+	return false;
+}
+""", """/* False only for a page the library refused, with a warning. */
+static bool balloon_page_enqueue_one(struct balloon_dev_info *b_dev_info,
+				     struct page *page)
+{
+	if (!balloon_insert(b_dev_info, page))
+		return false;
+	balloon_page_inflated(b_dev_info, page);
+	return true;
+}
+
+/**
+ * balloon_page_enqueue - inflate the balloon by a page
+ * @b_dev_info: the balloon device
+ * @page: a page from balloon_page_alloc(), off any list
+ *
+ * From now on the page is PageOffline() and, with
+ * CONFIG_BALLOON_MIGRATION, may move: the driver must not touch page->lru
+ * until it has dequeued the page again.
+ *
+ * Context: process context; may sleep.
+ */
+void balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
+			  struct page *page)
+{
+	balloon_page_enqueue_one(b_dev_info, page);
+}
+"""),
+            (""" * @pages: pages from balloon_page_alloc(), linked through page->lru
+ *
+ * balloon_page_enqueue() on each page. The pages it refused stay on
+ * @pages, in their order, still the driver's; the list is empty on return
+ * unless it says fewer pages than were listed.
+""", """ * @pages: pages from balloon_page_alloc(), linked through page->lru;
+ *	the list is empty on return
+ *
+ * balloon_page_enqueue() on each page.
+"""),
+            ("""	struct page *page, *tmp;
+	LIST_HEAD(refused);
+	size_t n_pages = 0;
+
+	list_for_each_entry_safe(page, tmp, pages, lru) {
+		list_del(&page->lru);
+		if (balloon_page_enqueue(b_dev_info, page))
+			n_pages++;
+		else
+			list_add_tail(&page->lru, &refused);
+	}
+	list_splice(&refused, pages);
+	return n_pages;
+""", """	struct page *page, *tmp;
+	size_t n_pages = 0;
+
+	list_for_each_entry_safe(page, tmp, pages, lru) {
+		list_del(&page->lru);
+		n_pages += balloon_page_enqueue_one(b_dev_info, page);
+	}
+	return n_pages;
+"""),
+        ],
+        'include/linux/balloon.h': [
+            ("""bool balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
+""", """void balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
+"""),
+        ],
+    }),
 ]
 
 
@@ -422,6 +524,63 @@ def virtio_lost(tree):
     """virtio_balloon stops waiting for pages the balloon lost."""
     files = {}
     edit(tree, files, 'drivers/virtio/virtio_balloon.c', VIRTIO_LOST)
+    return files
+
+
+ENQUEUE_CALLERS = {
+    'drivers/virtio/virtio_balloon.c': [
+        ("""		list_del(&page->lru);
+		balloon_page_enqueue(&vb->vb_dev_info, page);
+""", """		list_del(&page->lru);
+		/* refused, with a warning: the host never hears of it */
+		if (!balloon_page_enqueue(&vb->vb_dev_info, page)) {
+			put_page(page);
+			continue;
+		}
+"""),
+    ],
+    'drivers/misc/vmw_balloon.c': [
+        ("""	struct page *page;
+
+	if (page_size == VMW_BALLOON_4K_PAGE) {
+		balloon_page_list_enqueue(&b->b_dev_info, pages);
+	} else {
+""", """	struct page *page, *tmp;
+
+	if (page_size == VMW_BALLOON_4K_PAGE) {
+		balloon_page_list_enqueue(&b->b_dev_info, pages);
+		/*
+		 * The host holds the pages the balloon refused (with a
+		 * warning): never free them, and stop counting them, or
+		 * popping the balloon would wait for them for ever.
+		 */
+		list_for_each_entry_safe(page, tmp, pages, lru) {
+			list_del(&page->lru);
+			atomic64_dec(&b->size);
+		}
+	} else {
+"""),
+    ],
+    'arch/powerpc/platforms/pseries/cmm.c': [
+        ("""		balloon_page_enqueue(&b_dev_info, page);
+		atomic_long_inc(&loaned_pages);
+""", """		if (!balloon_page_enqueue(&b_dev_info, page)) {
+			/* refused, with a warning */
+			plpar_page_set_active(page);
+			__free_page(page);
+			break;
+		}
+		atomic_long_inc(&loaned_pages);
+"""),
+    ],
+}
+
+
+def enqueue_callers(tree, prev):
+    files = {}
+    for path, pairs in ENQUEUE_CALLERS.items():
+        files[path] = prev.get(path) or read(os.path.join(tree, path))
+        edit(tree, files, path, pairs)
     return files
 
 
@@ -598,8 +757,10 @@ putback and migrate code goes, and its drivers (virtio_balloon,
 vmw_balloon, cmm) build unchanged; it keeps upstream's BUG() for a
 driver that dequeues pages it lost. Patch 5 makes virtio_balloon stop
 waiting for such pages (its removal would otherwise rely on the BUG()),
-and patch 6 turns the BUG() into a warning. Patch 7 adds KUnit tests for
-the balloon.
+patch 6 turns the BUG() into a warning, and patch 7 counts a page before
+the pool publishes it and gives a refused page back to the driver
+(balloon_page_enqueue() returns bool; its three callers are updated).
+Patch 8 adds KUnit tests for the balloon.
 
 The same sources build out of tree for 5.10 (address_space_operations),
 and 6.1 and 6.12 (struct movable_operations in ->mapping); this series is
@@ -753,6 +914,31 @@ interface, which never BUG()ed. Warn once and return NULL instead, as
 for pages being migrated; the count is per device, so one device's
 lost pages are caught while another has pages.
 '''),
+    ('mm: balloon: count a page before the pool has it, give refused ones back', '''\
+Two problems with balloon_page_enqueue() on movable_pool (patch 4):
+
+- It counted a page (managed pages, NR_BALLOON_PAGES, BALLOON_INFLATE)
+  after movable_pool_add_page() had published it. From that moment the
+  page may be migrated, or given back by ->migratepage's -ENOENT and
+  freed (vmw_balloon's routine runs while it inflates), so the count
+  could touch a page that moved or was freed. Count it first, and undo
+  the count for a page the pool refuses; the device's count
+  (balloon_page_count()) goes up first too, so a racing -ENOENT never
+  takes it below zero.
+- movable_pool_add_page() can refuse a page (one that is not a plain
+  order-0 page, with a warning; or a pool being destroyed), and
+  balloon_page_enqueue() returned nothing: the driver told its host of a
+  page that was in no balloon, and balloon_page_list_enqueue() dropped it
+  from the list. balloon_page_enqueue() returns false for it now, and
+  balloon_page_list_enqueue() leaves such pages on the list, counted
+  nowhere, still the driver's.
+
+The callers: virtio_balloon frees a refused page instead of telling the
+host of it; cmm gives it back to the hypervisor's view (active) and frees
+it; vmw_balloon enqueues after the host took the pages, so it never frees
+a refused page and stops counting it in the balloon's size, as it does
+for pages it lost. Only a driver bug causes a refusal today.
+'''),
     ('mm: balloon: add KUnit tests', '''\
 A fake device inflates and deflates the balloon. The tests check the
 balloon's accounting (vm events, NR_BALLOON_PAGES, managed pages),
@@ -764,8 +950,10 @@ them), migratepage's -ENOENT and -EAGAIN, dequeueing everything while the
 VM holds a page, and two devices that never get each other's pages. A
 dequeue from an empty balloon warns once and returns NULL, also while
 another device has pages, and a removal that deflates until the driver's
-own count reaches zero ends when the balloon lost a page of it. The
-warnings the tests cause on purpose are suppressed and counted
+own count reaches zero ends when the balloon lost a page of it. A page
+the pool refuses is given back, counted nowhere, and every page is
+counted before a migration racing its enqueue on another CPU sees it.
+The warnings the tests cause on purpose are suppressed and counted
 (kunit_warning_suppress()).
 '''),
 ]
@@ -798,9 +986,11 @@ def main():
     p4 = balloon(tree, p3['mm/Kconfig'], p1['mm/migrate.c'])
     p5 = virtio_lost(tree)
     p6 = balloon_files('warn')
-    p7 = balloon_kunit(p4['mm/Kconfig'], p3['mm/Makefile'],
+    p7 = balloon_files('enqueue')
+    p7.update(enqueue_callers(tree, p5))
+    p8 = balloon_kunit(p4['mm/Kconfig'], p3['mm/Makefile'],
                        p2['MAINTAINERS'])
-    patches = [p1, p2, p3, p4, p5, p6, p7]
+    patches = [p1, p2, p3, p4, p5, p6, p7, p8]
 
     with tempfile.TemporaryDirectory() as work:
         git(work, 'init', '-q')

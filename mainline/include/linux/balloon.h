@@ -52,7 +52,7 @@ struct balloon_dev_info {
 };
 
 struct page *balloon_page_alloc(void);
-void balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
+bool balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
 			  struct page *page);
 struct page *balloon_page_dequeue(struct balloon_dev_info *b_dev_info);
 size_t balloon_page_list_enqueue(struct balloon_dev_info *b_dev_info,

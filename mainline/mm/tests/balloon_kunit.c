@@ -7,7 +7,9 @@
  * the old page back without taking the new one; dequeueing everything
  * while the VM holds pages; two devices that never get each other's pages;
  * PageOffline() on every inflated page until it is freed; a driver that
- * lost a page, whose removal must still end.
+ * lost a page, whose removal must still end; a page the balloon's pool
+ * refuses, which goes back to the driver; and pages counted before a
+ * migration racing their enqueue can see them.
  *
  * The migration cases call the migration core as compaction does
  * (isolate_movable_ops_page(), migrate_pages()); they are skipped without
@@ -16,6 +18,8 @@
 
 #include <kunit/test.h>
 #include <linux/balloon.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/vmstat.h>
@@ -29,7 +33,13 @@ struct bt_dev {
 	int calls;
 	struct page *newpage, *page;	/* its last call's pages */
 	bool newpage_offline;
+	/* what its last call saw counted: managed, balloon, its own pages */
+	unsigned long seen_totalram;
+	long seen_balloon_pages;
+	unsigned long seen_inflated;
 };
+
+static long bt_balloon_pages(void);
 
 static int bt_migratepage(struct balloon_dev_info *b, struct page *newpage,
 			  struct page *page, enum migrate_mode mode)
@@ -40,6 +50,9 @@ static int bt_migratepage(struct balloon_dev_info *b, struct page *newpage,
 	dev->newpage = newpage;
 	dev->page = page;
 	dev->newpage_offline = PageOffline(newpage);
+	dev->seen_totalram = totalram_pages();
+	dev->seen_balloon_pages = bt_balloon_pages();
+	dev->seen_inflated = balloon_page_count(b);
 	return dev->rc;
 }
 
@@ -120,7 +133,7 @@ static void bt_inflate(struct kunit *test, struct bt_dev *dev,
 	for (i = 0; i < n; i++) {
 		page = balloon_page_alloc();
 		KUNIT_ASSERT_NOT_NULL(test, page);
-		balloon_page_enqueue(&dev->b, page);
+		KUNIT_EXPECT_TRUE(test, balloon_page_enqueue(&dev->b, page));
 		KUNIT_EXPECT_TRUE(test, PageOffline(page));
 		KUNIT_EXPECT_EQ(test, page_has_movable_ops(page),
 				IS_ENABLED(CONFIG_BALLOON_MIGRATION));
@@ -441,6 +454,71 @@ static void test_balloon_lost_page_warns(struct kunit *test)
 }
 
 /*
+ * A page the balloon's pool refuses (here one that is not order-0, as no
+ * driver should enqueue) goes back to the driver: it stays on the list, in
+ * the balloon's counts nowhere, and untouched.
+ */
+static void test_balloon_list_enqueue_gives_back_refused(struct kunit *test)
+{
+	struct page *pages[2], *bad, *page;
+	struct bt_counts before;
+	struct bt_dev dev;
+	LIST_HEAD(list);
+	size_t n;
+
+	bt_need_migration(test);
+	bt_init(&dev, true);
+	bad = alloc_pages(GFP_KERNEL | __GFP_COMP, 1);
+	KUNIT_ASSERT_NOT_NULL(test, bad);
+	pages[0] = balloon_page_alloc();
+	pages[1] = balloon_page_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, pages[0]);
+	KUNIT_ASSERT_NOT_NULL(test, pages[1]);
+	list_add_tail(&pages[0]->lru, &list);
+	list_add_tail(&bad->lru, &list);
+	list_add_tail(&pages[1]->lru, &list);
+	before = bt_counts(test);
+	kunit_warning_suppress(test) {
+		n = balloon_page_list_enqueue(&dev.b, &list);
+	}
+	KUNIT_EXPECT_EQ(test, n, 2);
+	bt_expect_counts(test, &before, 2, 0, 0, -2);
+	KUNIT_EXPECT_TRUE(test, PageOffline(pages[0]));
+	KUNIT_EXPECT_TRUE(test, PageOffline(pages[1]));
+	KUNIT_EXPECT_FALSE(test, PageOffline(bad));
+	/* back on the list, alone */
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&list));
+	page = list_first_entry_or_null(&list, struct page, lru);
+	KUNIT_EXPECT_PTR_EQ(test, page, bad);
+	__free_pages(bad, 1);
+	KUNIT_EXPECT_EQ(test, bt_deflate_all(test, &dev, pages, 2), 2);
+}
+
+/* The same for one page: false, and the page as it was. */
+static void test_balloon_enqueue_refused(struct kunit *test)
+{
+	struct bt_counts before;
+	struct bt_dev dev;
+	struct page *bad;
+	bool enqueued;
+
+	bt_need_migration(test);
+	bt_init(&dev, true);
+	bad = alloc_pages(GFP_KERNEL | __GFP_COMP, 1);
+	KUNIT_ASSERT_NOT_NULL(test, bad);
+	before = bt_counts(test);
+	kunit_warning_suppress(test) {
+		enqueued = balloon_page_enqueue(&dev.b, bad);
+	}
+	KUNIT_EXPECT_FALSE(test, enqueued);
+	bt_expect_counts(test, &before, 0, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, balloon_page_count(&dev.b), 0);
+	KUNIT_EXPECT_FALSE(test, PageOffline(bad));
+	KUNIT_EXPECT_EQ(test, page_count(bad), 1);
+	__free_pages(bad, 1);
+}
+
+/*
  * A driver's removal, as virtio_balloon's: deflate until its own count
  * reaches zero, trying again while the balloon has pages of the device
  * (the VM gives back those it holds), and giving up on the pages the
@@ -518,6 +596,106 @@ static void test_balloon_removal_ends_after_lost_page(struct kunit *test)
 	bt_removal(test, false);
 }
 
+/* Migrates each page it is given as soon as it can be isolated. */
+struct bt_racer {
+	struct page *target;	/* the page to move, NULL once tried */
+	int moved;
+};
+
+static int bt_racer_fn(void *data)
+{
+	struct bt_racer *r = data;
+	struct page *page;
+	LIST_HEAD(list);
+
+	while (!kthread_should_stop()) {
+		page = READ_ONCE(r->target);
+		if (!page || !isolate_movable_ops_page(page,
+						       ISOLATE_UNEVICTABLE)) {
+			cond_resched();
+			continue;
+		}
+		list_add(&page->lru, &list);
+		if (!migrate_pages(&list, bt_new_folio, NULL, 0, MIGRATE_SYNC,
+				   MR_COMPACTION, NULL))
+			r->moved++;
+		if (!list_empty(&list))
+			putback_movable_pages(&list);
+		/* what the device saw, before the test reads it */
+		smp_store_release(&r->target, NULL);
+	}
+	return 0;
+}
+
+#define BT_RACES	500
+
+/*
+ * A migration racing the enqueue of each page, from another CPU: by the
+ * time the device is asked to swap a page, the balloon has counted it
+ * (managed pages, NR_BALLOON_PAGES). Once in the pool the page may move or
+ * leave at once, so counting it afterwards would count a page that may
+ * already be elsewhere, or freed. The race is won only now and then; a
+ * pass says nothing, a failure says the order is wrong.
+ */
+static void test_balloon_counted_before_published(struct kunit *test)
+{
+	int i, tries, early = 0, calls = 0, stuck = 0, lost = 0;
+	struct task_struct *racer;
+	struct bt_racer r = {};
+	unsigned long totalram;
+	long balloon_pages;
+	struct bt_dev dev;
+	struct page *page;
+
+	bt_need_migration(test);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	bt_init(&dev, true);
+	racer = kthread_run(bt_racer_fn, &r, "balloon_racer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(racer));
+	/* no assertion while the racer runs: it uses r */
+	for (i = 0; i < BT_RACES; i++) {
+		page = balloon_page_alloc();
+		if (!page)
+			break;
+		totalram = totalram_pages();
+		balloon_pages = bt_balloon_pages();
+		dev.calls = 0;
+		WRITE_ONCE(r.target, page);
+		balloon_page_enqueue(&dev.b, page);
+		/* acquire: pairs with the racer's release, for dev's fields */
+		for (tries = 0; smp_load_acquire(&r.target) && tries < 10000;
+		     tries++)
+			usleep_range(10, 20);
+		/* acquire: as above */
+		if (smp_load_acquire(&r.target)) {
+			stuck++;
+			break;
+		}
+		if (dev.calls) {
+			calls++;
+			if (dev.seen_totalram != totalram - 1 ||
+			    dev.seen_balloon_pages != balloon_pages + 1 ||
+			    dev.seen_inflated != 1)
+				early++;
+		}
+		page = balloon_page_dequeue(&dev.b);
+		if (!page) {
+			lost++;
+			break;
+		}
+		__free_page(page);
+	}
+	kthread_stop(racer);
+	kunit_info(test, "%d of %d pages migrated, %d seen uncounted\n",
+		   r.moved, i, early);
+	KUNIT_EXPECT_EQ(test, i, BT_RACES);
+	KUNIT_EXPECT_EQ(test, stuck, 0);
+	KUNIT_EXPECT_EQ(test, lost, 0);
+	KUNIT_EXPECT_GT(test, calls, 0);
+	KUNIT_EXPECT_EQ(test, early, 0);
+}
+
 /*
  * A driver that lost count gets NULL, never a BUG(), each time; the
  * warning comes once (test_balloon_lost_page_warns saw it).
@@ -543,7 +721,10 @@ static struct kunit_case balloon_cases[] = {
 	KUNIT_CASE(test_balloon_dequeue_all_while_isolated),
 	KUNIT_CASE(test_balloon_two_devices),
 	KUNIT_CASE(test_balloon_lost_page_warns),
+	KUNIT_CASE(test_balloon_list_enqueue_gives_back_refused),
+	KUNIT_CASE(test_balloon_enqueue_refused),
 	KUNIT_CASE(test_balloon_removal_ends_after_lost_page),
+	KUNIT_CASE_SLOW(test_balloon_counted_before_published),
 	KUNIT_CASE(test_balloon_dequeue_empty),
 	{}
 };
