@@ -229,9 +229,11 @@ def balloon_section(runs, w):
       "`movable_pool_take_pages()`, virtio_balloon links its pages through "
       "`page->lru`. Runs count as passed only "
       "with the host's frame checks (balloon_host.py) passed too. On 7.2 "
-      "the same in-tree virtio_balloon runs on Debian's own kernel "
-      "(`mm/balloon.c`, 7.2-debian) and on the patched one, where "
-      "patches/7.x puts the balloon on movable_pool. Median (min–max).")
+      "the same in-tree virtio_balloon runs on the patched kernel, where "
+      "patches/7.x puts the balloon on movable_pool, and on the same "
+      "Debian source built with the same config without the series "
+      "(`mm/balloon.c`, 7.2-plain; `make kernel` without patches/7.x), "
+      "so the two differ by the series only. Median (min–max).")
     for title, a, b in balloon_pairs(runs):
         balloon_pair_table(t, title, a, b, w)
 
@@ -247,7 +249,9 @@ def balloon_pairs(runs):
     """What is compared with what: (title, (kernel, driver, name) x 2).
     mp_balloon against virtio_balloon on each kernel that ran both, and on
     7.x virtio_balloon on the patched kernel (the balloon on movable_pool)
-    against Debian's own (mm/balloon.c)."""
+    against the same source and config without the series (mm/balloon.c:
+    KVER-plain; an older run's Debian image, KVER-debian, if that is all
+    there is)."""
     pairs = []
     for k in sorted(runs):
         drivers = {r.get("driver") for r in runs[k]}
@@ -255,7 +259,15 @@ def balloon_pairs(runs):
             pairs.append(("Linux %s: mp_balloon against virtio_balloon" % k,
                           (k, "mp", "mp_balloon (movable_pool)"),
                           (k, "virtio", "virtio_balloon")))
-        if k + "-debian" in runs:
+        if k + "-plain" in runs:
+            pairs.append(("Linux %s: the kernel's balloon on movable_pool "
+                          "(patches/7.x) against the same kernel without "
+                          "the series" % k,
+                          (k, "virtio", "virtio_balloon, balloon on "
+                           "movable_pool"),
+                          (k + "-plain", "virtio", "virtio_balloon, "
+                           "mm/balloon.c, same config")))
+        elif k + "-debian" in runs:
             pairs.append(("Linux %s: the kernel's balloon on movable_pool "
                           "(patches/7.x) against Debian's own" % k,
                           (k, "virtio", "virtio_balloon, balloon on "
