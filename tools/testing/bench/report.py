@@ -222,12 +222,16 @@ def balloon_micro_section(runs, w):
       "(`balloon_micro.ko`) inflates a fake balloon device by 65,536 pages "
       "and deflates it, timing each kind of call over all the pages "
       "(`ktime_get_ns()` around the loop, divided by the pages), in 1 GiB "
-      "guests with 2 vCPUs under TCG, 3 rounds per boot, on the patched "
+      "guests with one vCPU under TCG (proactive compaction off), 3 rounds "
+      "per boot, on the patched "
       "kernel and on the same source and config without the series "
       "(7.2-plain). On the patched kernel it also times the library calls "
       "the balloon makes, on its own pool, and on both the primitives "
-      "they are made of. The kernels take turns, boot by boot. Nanoseconds "
-      "per page, median (min–max) over every boot and round (%s)." %
+      "they are made of. The kernels take turns, boot by boot. Under "
+      "`-icount` the figures repeat from boot to boot; the first round of "
+      "a boot runs more instructions than the later ones, on both "
+      "kernels, which the ranges show. Nanoseconds per page, median "
+      "(min–max) over every boot and round (%s)." %
       ", ".join("%s: %d" % (k, len(runs[k])) for k in sorted(runs)))
     for k, plain in pairs:
         for clock, how in BALLOON_MICRO_CLOCKS:
