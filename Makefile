@@ -21,7 +21,8 @@
 #                          mm/ and the balloon's users; make check: the patch
 #                          the newest change touched first)
 #   make kernel [KVER=7.2] the patched 7.x guest kernel: patches/7.x on Debian's
-#                          source with Debian's config, reduced (cached)
+#                          source with Debian's config, reduced (cached);
+#                          KVER=7.2-plain: the same without patches/7.x
 #   make lint              checkpatch, kernel-doc, W=1 + sparse builds
 #   make vmtest [KVER=]    gfxbuf tests in qemu guests running Debian kernels
 #                          (KVER=6.12-checked: our KASAN/lockdep/kmemleak build;
@@ -39,8 +40,9 @@
 #                          before and after patches/7.x; writes bench/RESULTS.md
 #   make clean             drop modules, initramfs images and guest logs built from this tree
 #
-# KVER is 5.10, 6.1, 6.12 or 7.2 (the patched kernel; 7.2-debian is Debian's
-# own, for the balloon's before and after); unset means all that apply.
+# KVER is 5.10, 6.1, 6.12 or 7.2 (the patched kernel; 7.2-plain is the same
+# source and config without patches/7.x, for the balloon's before and
+# after; 7.2-debian is Debian's own image); unset means all that apply.
 # Caches live in ~/.cache/movable_pool
 # (override with MP_CACHE=).
 

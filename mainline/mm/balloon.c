@@ -23,22 +23,28 @@
 
 static struct movable_pool *balloon_pool;
 
+/* @nr (1 or -1) pages more in the balloon: the managed and balloon counts */
+static void balloon_page_count_in(struct balloon_dev_info *b_dev_info,
+				  struct page *page, int nr)
+{
+	if (b_dev_info->adjust_managed_page_count)
+		adjust_managed_page_count(page, -nr);
+	mod_node_page_state(page_pgdat(page), NR_BALLOON_PAGES, nr);
+	atomic_long_add(nr, &b_dev_info->inflated);
+}
+
 static void balloon_page_inflated(struct balloon_dev_info *b_dev_info,
 				  struct page *page)
 {
-	if (b_dev_info->adjust_managed_page_count)
-		adjust_managed_page_count(page, -1);
+	balloon_page_count_in(b_dev_info, page, 1);
 	count_vm_event(BALLOON_INFLATE);
-	inc_node_page_state(page, NR_BALLOON_PAGES);
 }
 
 static void balloon_page_deflated(struct balloon_dev_info *b_dev_info,
 				  struct page *page)
 {
-	if (b_dev_info->adjust_managed_page_count)
-		adjust_managed_page_count(page, 1);
+	balloon_page_count_in(b_dev_info, page, -1);
 	count_vm_event(BALLOON_DEFLATE);
-	dec_node_page_state(page, NR_BALLOON_PAGES);
 }
 
 #ifdef CONFIG_BALLOON_MIGRATION
@@ -88,17 +94,6 @@ static unsigned int balloon_take(struct balloon_dev_info *b_dev_info,
 					     nr);
 }
 
-/* Of all devices: the pool counts no device's pages on their own. */
-static bool balloon_empty(struct balloon_dev_info *b_dev_info)
-{
-	struct movable_pool_stats stats;
-
-	if (!balloon_pool)
-		return true;
-	movable_pool_get_stats(balloon_pool, &stats);
-	return !stats.pages;
-}
-
 /* After movable_pool's subsys_initcall(), before any driver's. */
 static int __init balloon_init(void)
 {
@@ -142,10 +137,6 @@ static unsigned int balloon_take(struct balloon_dev_info *b_dev_info,
 	return n;
 }
 
-static bool balloon_empty(struct balloon_dev_info *b_dev_info)
-{
-	return list_empty_careful(&b_dev_info->pages);
-}
 #endif /* CONFIG_BALLOON_MIGRATION */
 
 /**
@@ -168,16 +159,6 @@ struct page *balloon_page_alloc(void)
 }
 EXPORT_SYMBOL_GPL(balloon_page_alloc);
 
-/* False only for a page the library refused, with a warning. */
-static bool balloon_page_enqueue_one(struct balloon_dev_info *b_dev_info,
-				     struct page *page)
-{
-	if (!balloon_insert(b_dev_info, page))
-		return false;
-	balloon_page_inflated(b_dev_info, page);
-	return true;
-}
-
 /**
  * balloon_page_enqueue - inflate the balloon by a page
  * @b_dev_info: the balloon device
@@ -187,22 +168,41 @@ static bool balloon_page_enqueue_one(struct balloon_dev_info *b_dev_info,
  * CONFIG_BALLOON_MIGRATION, may move: the driver must not touch page->lru
  * until it has dequeued the page again.
  *
+ * With CONFIG_BALLOON_MIGRATION the balloon's movable_pool may refuse the
+ * page, which only a page that is not one balloon_page_alloc() gave (or
+ * balloon_page_list_dequeue() gave back) can cause, with a warning. The
+ * page is then still the driver's, off any list and counted nowhere: the
+ * driver must not tell its host of it.
+ *
  * Context: process context; may sleep.
+ * Return: true if the page is in the balloon, false if it was refused.
  */
-void balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
+bool balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
 			  struct page *page)
 {
-	balloon_page_enqueue_one(b_dev_info, page);
+	/*
+	 * Counted first: from the moment it is in the pool the page may move
+	 * to another zone, or leave the balloon (->migratepage's -ENOENT)
+	 * and be freed, and either counts it out of the balloon.
+	 */
+	balloon_page_inflated(b_dev_info, page);
+	if (balloon_insert(b_dev_info, page))
+		return true;
+	/* never published: nobody else has seen it counted */
+	balloon_page_count_in(b_dev_info, page, -1);
+	count_vm_events(BALLOON_INFLATE, -1);
+	return false;
 }
 EXPORT_SYMBOL_GPL(balloon_page_enqueue);
 
 /**
  * balloon_page_list_enqueue - inflate the balloon by a list of pages
  * @b_dev_info: the balloon device
- * @pages: pages from balloon_page_alloc(), linked through page->lru;
- *	the list is empty on return
+ * @pages: pages from balloon_page_alloc(), linked through page->lru
  *
- * balloon_page_enqueue() on each page.
+ * balloon_page_enqueue() on each page. The pages it refused stay on
+ * @pages, in their order, still the driver's; the list is empty on return
+ * unless it says fewer pages than were listed.
  *
  * Context: process context; may sleep.
  * Return: how many pages were enqueued.
@@ -211,12 +211,17 @@ size_t balloon_page_list_enqueue(struct balloon_dev_info *b_dev_info,
 				 struct list_head *pages)
 {
 	struct page *page, *tmp;
+	LIST_HEAD(refused);
 	size_t n_pages = 0;
 
 	list_for_each_entry_safe(page, tmp, pages, lru) {
 		list_del(&page->lru);
-		n_pages += balloon_page_enqueue_one(b_dev_info, page);
+		if (balloon_page_enqueue(b_dev_info, page))
+			n_pages++;
+		else
+			list_add_tail(&page->lru, &refused);
 	}
+	list_splice(&refused, pages);
 	return n_pages;
 }
 EXPORT_SYMBOL_GPL(balloon_page_list_enqueue);
@@ -265,6 +270,11 @@ EXPORT_SYMBOL_GPL(balloon_page_list_dequeue);
  * As balloon_page_list_dequeue() for one page. The driver keeps count of
  * its pages and calls this only while it has some.
  *
+ * NULL while the device has pages in the balloon (balloon_page_count())
+ * means they are being migrated: the driver may try again. A driver that
+ * asks for a page of a device with none has lost count of its pages, which
+ * never come back: it gets NULL and a warning, once, and must stop asking.
+ *
  * Context: process context.
  * Return: the page, or NULL if none could be taken right now.
  */
@@ -274,8 +284,8 @@ struct page *balloon_page_dequeue(struct balloon_dev_info *b_dev_info)
 	LIST_HEAD(pages);
 
 	if (!balloon_page_list_dequeue(b_dev_info, &pages, 1)) {
-		/* a driver that lost count must not spin on NULL forever */
-		WARN_ONCE(balloon_empty(b_dev_info),
+		/* pages lost: the driver must stop, see balloon_page_count() */
+		WARN_ONCE(!balloon_page_count(b_dev_info),
 			  "balloon: dequeue from an empty balloon\n");
 		return NULL;
 	}

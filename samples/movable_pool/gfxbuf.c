@@ -9,8 +9,10 @@
  * unmovable/gfxbuf.c is the same driver with plain pages, the baseline
  * the demo and the tests compare against.
  *
- * Locking:
- *	gfxbuf_file.lock	handles, job table, fence numbers
+ * Locking, outermost first:
+ *	gfxbuf_files_lock	the open files; held by an unplug throughout
+ *	gfxbuf_file.lock	handles, all BOs, job table, fence numbers; an
+ *				unplug frees pages under it
  *	gfxbuf_bo.lock		pages[] and gart[]: the lock the migrate routine
  *				takes. Never held while waiting for a page lock.
  *
@@ -18,6 +20,13 @@
  * they use; jobs also hold one on the file state, so closing the file with
  * jobs in flight is safe. A BO's pages are freed with its last reference,
  * the pool with the file state's.
+ *
+ * Hot-unplug (GFXBUF_IOC_UNPLUG) does what a PCI driver's remove() does
+ * while files stay open and mapped: see gfxbuf_unplug(). The ioctls and
+ * BO releases that use the pool run in a read section of gfxbuf_srcu, as
+ * a DRM driver's run inside drm_dev_enter(); faults and mmap() do not,
+ * they reach the pool through the library, which finds it through the
+ * file.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -34,6 +43,7 @@
 #include <linux/movable_pool.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/srcu.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -56,22 +66,34 @@ MODULE_PARM_DESC(max_total_pages, "BO pages in all files (default 3/4 of RAM)");
 static atomic_long_t gfxbuf_total_pages = ATOMIC_LONG_INIT(0);
 static struct workqueue_struct *gfxbuf_engine;
 
+/* open files, which an unplug takes down; the lock serializes unplugs */
+static LIST_HEAD(gfxbuf_files);
+static DEFINE_MUTEX(gfxbuf_files_lock);
+/* readers: calls that use a file's pool; an unplug waits for them */
+static struct srcu_struct gfxbuf_srcu;
+
 struct gfxbuf_file {
 	struct kref ref;
-	struct movable_pool *pool;
+	struct movable_pool *pool;	/* destroyed once unplugged */
 	pgoff_t stride;			/* pages of mmap space per handle */
-	struct mutex lock;		/* guards bos, jobs, njobs, next_fence */
+	struct mutex lock;		/* guards bos, all_bos, jobs, njobs,
+					 * next_fence
+					 */
 	struct xarray bos;		/* handle -> struct gfxbuf_bo */
+	struct list_head all_bos;	/* every BO not yet released */
 	struct xarray jobs;		/* fence -> struct gfxbuf_job */
 	unsigned int njobs;
 	u64 next_fence;
 	atomic64_t done_fence;		/* the engine runs jobs in order */
 	wait_queue_head_t wq;
+	struct list_head node;		/* in gfxbuf_files while open */
+	bool unplugged;
 };
 
 struct gfxbuf_bo {
 	struct kref ref;
 	struct gfxbuf_file *gf;
+	struct list_head node;		/* in gf->all_bos */
 	u32 npages;
 	pgoff_t pgoff;			/* first page in the mmap space */
 	struct mutex lock;		/* guards pages[] and gart[] */
@@ -88,35 +110,51 @@ struct gfxbuf_job {
 	u64 result;
 };
 
+/* user-sized: a user's request that fails gets -ENOMEM, not a warning */
 static struct page *gfxbuf_alloc_page(struct gfxbuf_bo *bo, u32 i)
 {
-	return movable_pool_alloc_page(bo->gf->pool,
-				       MOVABLE_POOL_GFP | __GFP_ZERO, bo,
+	return movable_pool_alloc_page(bo->gf->pool, MOVABLE_POOL_GFP |
+				       __GFP_ZERO | __GFP_NOWARN, bo,
 				       bo->pgoff + i);
 }
 
-static void gfxbuf_free_page(struct gfxbuf_file *gf, struct page *page)
+/* Take every page out of @bo's tables and free it, a batch at a time. */
+static void gfxbuf_bo_free_pages(struct gfxbuf_bo *bo)
 {
-	movable_pool_free_page(gf->pool, page);
+	struct page *batch[32];
+	unsigned int n;
+	u32 i = 0;
+
+	/* no arrays: gfxbuf_create() failed before it allocated a page */
+	while (bo->pages && bo->gart && i < bo->npages) {
+		n = 0;
+		/* drop our references first: the routine then leaves them */
+		mutex_lock(&bo->lock);
+		for (; i < bo->npages && n < ARRAY_SIZE(batch); i++) {
+			if (bo->pages[i])
+				batch[n++] = bo->pages[i];
+			bo->pages[i] = NULL;
+			bo->gart[i] = 0;
+		}
+		mutex_unlock(&bo->lock);
+		if (n)
+			movable_pool_free_pages(bo->gf->pool, batch, n);
+	}
 }
 
 static void gfxbuf_bo_release(struct kref *ref)
 {
 	struct gfxbuf_bo *bo = container_of(ref, struct gfxbuf_bo, ref);
-	struct page *page;
-	u32 i;
+	struct gfxbuf_file *gf = bo->gf;
+	int idx;
 
-	/* no arrays: gfxbuf_create() failed before it allocated a page */
-	for (i = 0; bo->pages && bo->gart && i < bo->npages; i++) {
-		/* drop our reference first: the routine then leaves the page */
-		mutex_lock(&bo->lock);
-		page = bo->pages[i];
-		bo->pages[i] = NULL;
-		bo->gart[i] = 0;
-		mutex_unlock(&bo->lock);
-		if (page)
-			gfxbuf_free_page(bo->gf, page);
-	}
+	/* an unplug waits for us; after one, nothing is left to free */
+	idx = srcu_read_lock(&gfxbuf_srcu);
+	gfxbuf_bo_free_pages(bo);
+	srcu_read_unlock(&gfxbuf_srcu, idx);
+	mutex_lock(&gf->lock);
+	list_del(&bo->node);
+	mutex_unlock(&gf->lock);
 	atomic_long_sub(bo->npages, &gfxbuf_total_pages);
 	kvfree(bo->pages);
 	kvfree(bo->gart);
@@ -170,7 +208,9 @@ static void gfxbuf_file_release(struct kref *ref)
 		kfree(job);
 	xa_destroy(&gf->jobs);
 	xa_destroy(&gf->bos);
-	movable_pool_destroy(gf->pool);
+	/* an unplug destroyed it already (gfxbuf_files_lock orders us) */
+	if (!gf->unplugged)
+		movable_pool_destroy(gf->pool);
 	kfree(gf);
 }
 
@@ -185,6 +225,7 @@ static int gfxbuf_open(struct inode *inode, struct file *file)
 	kref_init(&gf->ref);
 	mutex_init(&gf->lock);
 	xa_init_flags(&gf->bos, XA_FLAGS_ALLOC1);
+	INIT_LIST_HEAD(&gf->all_bos);
 	xa_init(&gf->jobs);
 	init_waitqueue_head(&gf->wq);
 	gf->stride = roundup_pow_of_two(clamp_t(unsigned long, max_bo_pages, 1,
@@ -199,6 +240,9 @@ static int gfxbuf_open(struct inode *inode, struct file *file)
 	if (ret)
 		goto err_pool;
 	file->private_data = gf;
+	mutex_lock(&gfxbuf_files_lock);
+	list_add(&gf->node, &gfxbuf_files);
+	mutex_unlock(&gfxbuf_files_lock);
 	return 0;
 
 err_pool:
@@ -214,6 +258,10 @@ static int gfxbuf_release(struct inode *inode, struct file *file)
 	struct gfxbuf_bo *bo;
 	unsigned long handle;
 
+	/* after an unplug of this file, or before one can find it */
+	mutex_lock(&gfxbuf_files_lock);
+	list_del(&gf->node);
+	mutex_unlock(&gfxbuf_files_lock);
 	xa_for_each(&gf->bos, handle, bo)
 		gfxbuf_bo_put(bo);
 	movable_pool_release(file);
@@ -269,9 +317,14 @@ static int gfxbuf_create(struct gfxbuf_file *gf, struct gfxbuf_create *args)
 	kref_init(&bo->ref);
 	mutex_init(&bo->lock);
 	bo->gf = gf;
+	mutex_lock(&gf->lock);
+	list_add(&bo->node, &gf->all_bos);
+	mutex_unlock(&gf->lock);
 	bo->npages = args->pages;	/* gfxbuf_bo_release() unwinds these */
-	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
-	bo->gart = kvcalloc(bo->npages, sizeof(*bo->gart), GFP_KERNEL);
+	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages),
+			     GFP_KERNEL | __GFP_NOWARN);
+	bo->gart = kvcalloc(bo->npages, sizeof(*bo->gart),
+			    GFP_KERNEL | __GFP_NOWARN);
 	if (!bo->pages || !bo->gart) {
 		gfxbuf_bo_put(bo);
 		return -ENOMEM;
@@ -441,7 +494,7 @@ static int gfxbuf_job_operand(struct gfxbuf_file *gf, u32 handle, u32 first,
 		return -ENOENT;
 	if ((u64)first + pages > (*bo)->npages)
 		return -EINVAL;
-	*pinned = kvcalloc(pages, sizeof(**pinned), GFP_KERNEL);
+	*pinned = kvcalloc(pages, sizeof(**pinned), GFP_KERNEL | __GFP_NOWARN);
 	return *pinned ? 0 : -ENOMEM;
 }
 
@@ -552,7 +605,7 @@ static int gfxbuf_bo_info(struct gfxbuf_file *gf, struct gfxbuf_bo_info *args)
 	if (!bo)
 		return -ENOENT;
 	n = min(args->pages, bo->npages);
-	pfns = kvcalloc(max(n, 1U), sizeof(*pfns), GFP_KERNEL);
+	pfns = kvcalloc(max(n, 1U), sizeof(*pfns), GFP_KERNEL | __GFP_NOWARN);
 	if (!pfns) {
 		gfxbuf_bo_put(bo);
 		return -ENOMEM;
@@ -593,6 +646,48 @@ static void gfxbuf_stats(struct gfxbuf_file *gf, struct gfxbuf_stats *out)
 	out->freed_isolated = s.freed_isolated;
 }
 
+/*
+ * Take @gf's device away, as a PCI driver's remove() does while files
+ * stay open and mapped: no new jobs or BOs, the engine idle (jobs pin
+ * pages), every page freed (the driver's duty before destroy), the pool
+ * destroyed. BOs, the file and its VMAs live on: their faults find no
+ * page and get SIGBUS. A fault or mmap() already inside the library meets
+ * a destroyed pool there, which it finds through the file.
+ */
+static void gfxbuf_unplug(struct gfxbuf_file *gf)
+{
+	struct gfxbuf_bo *bo;
+	u64 last;
+
+	WRITE_ONCE(gf->unplugged, true);
+	/* calls that entered before are done, later ones are refused */
+	synchronize_srcu(&gfxbuf_srcu);
+	mutex_lock(&gf->lock);
+	last = gf->next_fence;
+	mutex_unlock(&gf->lock);
+	wait_event(gf->wq, gfxbuf_done(gf, last));
+
+	mutex_lock(&gf->lock);
+	list_for_each_entry(bo, &gf->all_bos, node)
+		gfxbuf_bo_free_pages(bo);
+	mutex_unlock(&gf->lock);
+	/* a BO release that took a page before we did has freed it */
+	synchronize_srcu(&gfxbuf_srcu);
+	movable_pool_destroy(gf->pool);
+}
+
+/* Unplug every open file; files opened later get a new pool. */
+static void gfxbuf_unplug_all(void)
+{
+	struct gfxbuf_file *gf;
+
+	mutex_lock(&gfxbuf_files_lock);
+	list_for_each_entry(gf, &gfxbuf_files, node)
+		if (!gf->unplugged)
+			gfxbuf_unplug(gf);
+	mutex_unlock(&gfxbuf_files_lock);
+}
+
 static long gfxbuf_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -608,6 +703,7 @@ static long gfxbuf_ioctl(struct file *file, unsigned int cmd,
 	} a;
 	unsigned int size = _IOC_SIZE(cmd);
 	long ret;
+	int idx;
 
 	switch (cmd) {
 	case GFXBUF_IOC_CREATE:
@@ -617,12 +713,28 @@ static long gfxbuf_ioctl(struct file *file, unsigned int cmd,
 	case GFXBUF_IOC_BO_INFO:
 	case GFXBUF_IOC_STATS:
 		break;
+	case GFXBUF_IOC_UNPLUG:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		gfxbuf_unplug_all();
+		return 0;
 	default:
 		return -ENOTTY;
 	}
 	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&a, uarg, size))
 		return -EFAULT;
 
+	/* it may sleep for long, and uses no page: an unplug need not wait */
+	if (cmd == GFXBUF_IOC_WAIT) {
+		ret = gfxbuf_wait(gf, &a.wait);
+		goto out;
+	}
+	idx = srcu_read_lock(&gfxbuf_srcu);
+	/* once unplugged, all that is left is to let go */
+	if (READ_ONCE(gf->unplugged) && cmd != GFXBUF_IOC_DESTROY) {
+		ret = -ENODEV;
+		goto unlock;
+	}
 	switch (cmd) {
 	case GFXBUF_IOC_CREATE:
 		ret = gfxbuf_create(gf, &a.create);
@@ -633,9 +745,6 @@ static long gfxbuf_ioctl(struct file *file, unsigned int cmd,
 	case GFXBUF_IOC_SUBMIT:
 		ret = gfxbuf_submit(gf, &a.submit);
 		break;
-	case GFXBUF_IOC_WAIT:
-		ret = gfxbuf_wait(gf, &a.wait);
-		break;
 	case GFXBUF_IOC_BO_INFO:
 		ret = gfxbuf_bo_info(gf, &a.info);
 		break;
@@ -644,6 +753,9 @@ static long gfxbuf_ioctl(struct file *file, unsigned int cmd,
 		ret = 0;
 		break;
 	}
+unlock:
+	srcu_read_unlock(&gfxbuf_srcu, idx);
+out:
 	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &a, size))
 		ret = -EFAULT;
 	return ret;
@@ -677,7 +789,8 @@ static vm_fault_t gfxbuf_vm_fault(struct vm_fault *vmf)
 		get_page(page);
 	mutex_unlock(&bo->lock);
 	if (!page)
-		return VM_FAULT_SIGBUS;
+		return VM_FAULT_SIGBUS;	/* unplugged */
+	/* an unplug may destroy the pool now: the library copes (SIGBUS) */
 	ret = movable_pool_insert_pfn(bo->gf->pool, vmf, page);
 	put_page(page);
 	return ret;
@@ -696,8 +809,15 @@ static int gfxbuf_mmap(struct file *file, struct vm_area_struct *vma)
 	struct gfxbuf_bo *bo;
 	int ret;
 
-	if (!(vma->vm_flags & VM_SHARED) ||
-	    vma->vm_pgoff / gf->stride > gfxbuf_max_handle(gf))
+	/*
+	 * By PFN: vm_insert_page() would keep a pool page from moving. The
+	 * library refuses private mappings, offsets no pool page can have,
+	 * and a pool an unplug destroyed: its errno is what the user gets.
+	 */
+	ret = movable_pool_mmap(gf->pool, vma);
+	if (ret)
+		return ret;
+	if (vma->vm_pgoff / gf->stride > gfxbuf_max_handle(gf))
 		return -EINVAL;
 	bo = gfxbuf_bo_get(gf, vma->vm_pgoff / gf->stride);
 	if (!bo)
@@ -705,12 +825,6 @@ static int gfxbuf_mmap(struct file *file, struct vm_area_struct *vma)
 	if (first + vma_pages(vma) > bo->npages) {
 		gfxbuf_bo_put(bo);
 		return -EINVAL;
-	}
-	/* by PFN: vm_insert_page() would keep a pool page from moving */
-	ret = movable_pool_mmap(gf->pool, vma);
-	if (ret) {
-		gfxbuf_bo_put(bo);
-		return ret;
 	}
 	vma->vm_private_data = bo;
 	vma->vm_ops = &gfxbuf_vm_ops;
@@ -726,27 +840,38 @@ static const struct file_operations gfxbuf_fops = {
 	.mmap		= gfxbuf_mmap,
 };
 
+/* for everyone, like a GPU's render node: its uapi is built for that */
 static struct miscdevice gfxbuf_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "gfxbuf",
 	.fops	= &gfxbuf_fops,
+	.mode	= 0666,
 };
 
 static int __init gfxbuf_init(void)
 {
 	int ret;
 
+	ret = init_srcu_struct(&gfxbuf_srcu);
+	if (ret)
+		return ret;
 	/* ordered: one engine, jobs complete in submission order */
 	gfxbuf_engine = alloc_ordered_workqueue("gfxbuf_engine", 0);
-	if (!gfxbuf_engine)
-		return -ENOMEM;
-	ret = misc_register(&gfxbuf_misc);
-	if (ret) {
-		destroy_workqueue(gfxbuf_engine);
-		return ret;
+	if (!gfxbuf_engine) {
+		ret = -ENOMEM;
+		goto err_srcu;
 	}
+	ret = misc_register(&gfxbuf_misc);
+	if (ret)
+		goto err_engine;
 	pr_info("ready\n");
 	return 0;
+
+err_engine:
+	destroy_workqueue(gfxbuf_engine);
+err_srcu:
+	cleanup_srcu_struct(&gfxbuf_srcu);
+	return ret;
 }
 
 static void __exit gfxbuf_exit(void)
@@ -754,6 +879,7 @@ static void __exit gfxbuf_exit(void)
 	misc_deregister(&gfxbuf_misc);
 	/* runs what is queued: jobs of closed files free their state */
 	destroy_workqueue(gfxbuf_engine);
+	cleanup_srcu_struct(&gfxbuf_srcu);
 }
 
 module_init(gfxbuf_init);

@@ -6,6 +6,12 @@
  * handle; mmap() the device at the BO's mmap_offset to reach its pages.
  * Jobs for the simulated engine are submitted with a fence number and
  * waited on with GFXBUF_IOC_WAIT.
+ *
+ * The device is open to every user, like a GPU's render node; mmap()
+ * takes MAP_SHARED only (EINVAL otherwise). Once GFXBUF_IOC_UNPLUG has
+ * taken the device away from a file, its CREATE, SUBMIT, BO_INFO, STATS
+ * and mmap() fail with ENODEV and its mappings give SIGBUS; DESTROY,
+ * WAIT and close() still work. Files opened afterwards work as before.
  */
 #ifndef _UAPI_GFXBUF_H
 #define _UAPI_GFXBUF_H
@@ -133,6 +139,8 @@ struct gfxbuf_stats {
 #define GFXBUF_IOC_WAIT		_IOWR('G', 0x03, struct gfxbuf_wait)
 #define GFXBUF_IOC_BO_INFO	_IOWR('G', 0x04, struct gfxbuf_bo_info)
 #define GFXBUF_IOC_STATS	_IOR('G', 0x05, struct gfxbuf_stats)
+/* hot-unplug every open file, as if the device went away (CAP_SYS_ADMIN) */
+#define GFXBUF_IOC_UNPLUG	_IO('G', 0x06)
 
 /* The FILL pattern: word @word of page @page (of the job's range). */
 static inline __u32 gfxbuf_pattern(__u32 seed, __u32 page, __u32 word)

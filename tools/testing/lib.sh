@@ -225,27 +225,53 @@ mp_checked_tree() {
 # and built with Debian's own config for that kernel, reduced by
 # tools/testing/kernel/$1.modules (localmodconfig keeps only those modules)
 # and $1.config. A new series or config rebuilds what changed, in place.
-mp_patched_tree() {
-	local kver=$1 build=$MP_CACHE/kernel-$1 dir=$MP_REPO/tools/testing/kernel
-	local abi config key
-	key=$(cat "$MP_REPO"/patches/7.x/0*.patch "$dir/$kver.config" \
-		"$dir/$kver.modules" | sha256sum | cut -c1-16)
+mp_patched_tree() { mp_guest_tree "$1" mp; }
+
+# Print the build directory of the same kernel without the series (7.2-plain):
+# Debian's linux-source as it is, configured and built exactly as
+# mp_patched_tree() does (CONFIG_MOVABLE_POOL, which the plain tree lacks,
+# drops out), so that it and the patched kernel differ by the series only.
+# Debian's own image (7.2-debian) is built with the full config instead.
+mp_plain_tree() { mp_guest_tree "$1" plain; }
+
+# mp_guest_tree KVER mp|plain: the two above.
+mp_guest_tree() {
+	local kver=$1 flavour=$2 dir=$MP_REPO/tools/testing/kernel
+	local build src abi config key what=$flavour
+	case $flavour in
+	mp)
+		what=patched
+		build=$MP_CACHE/kernel-$kver
+		src=$MP_CACHE/linux-$kver-mp
+		key=$(cat "$MP_REPO"/patches/7.x/0*.patch "$dir/$kver.config" \
+			"$dir/$kver.modules" | sha256sum | cut -c1-16)
+		;;
+	plain)
+		build=$MP_CACHE/kernel-$kver-plain
+		src=$(mp_kernel_tree "$kver") || return 1
+		key=$(cat "$dir/$kver.config" "$dir/$kver.modules" |
+			sha256sum | cut -c1-16)
+		;;
+	*) mp_die "unknown guest kernel flavour $flavour" ;;
+	esac
 	if [ -f "$build/.mp-key" ] && [ "$(cat "$build/.mp-key")" = "$key" ]; then
 		echo "$build"
 		return
 	fi
-	bash "$MP_REPO/tools/upstream/apply-series.sh" "$kver" >&2 || return 1
+	if [ "$flavour" = mp ]; then
+		bash "$MP_REPO/tools/upstream/apply-series.sh" "$kver" >&2 || return 1
+	fi
 	config=$(mp_headers "$kver")/.config || return 1
 	mkdir -p "$build"
 	if ! cmp -s "$dir/$kver.config" "$build/.mp-config" ||
 	   ! cmp -s "$dir/$kver.modules" "$build/.mp-modules"; then
-		mp_log "configuring the patched $kver kernel from Debian's config"
+		mp_log "configuring the $what $kver kernel from Debian's config"
 		cp "$config" "$build/.config"
-		{ make -C "$MP_CACHE/linux-$kver-mp" O="$build" \
+		{ make -C "$src" O="$build" \
 			LSMOD="$dir/$kver.modules" localmodconfig < /dev/null &&
-		  (cd "$build" && "$MP_CACHE/linux-$kver-mp/scripts/kconfig/merge_config.sh" \
+		  (cd "$build" && "$src/scripts/kconfig/merge_config.sh" \
 			-m .config "$dir/$kver.config") &&
-		  make -C "$MP_CACHE/linux-$kver-mp" O="$build" olddefconfig; } \
+		  make -C "$src" O="$build" olddefconfig; } \
 			> "$build/config.log" 2>&1 || {
 			tail -20 "$build/config.log" >&2
 			mp_die "configuring the $kver kernel failed"
@@ -253,10 +279,10 @@ mp_patched_tree() {
 		cp "$dir/$kver.config" "$build/.mp-config"
 		cp "$dir/$kver.modules" "$build/.mp-modules"
 	fi
-	mp_log "building the patched $kver kernel (9 to 19 minutes the first time here, on two cores)"
+	mp_log "building the $what $kver kernel (9 to 19 minutes the first time here, on two cores)"
 	abi=${MP_PIN[$kver]}
-	if ! make -C "$MP_CACHE/linux-$kver-mp" O="$build" -j"$(nproc)" \
-		LOCALVERSION= KERNELRELEASE="$abi-mp" bzImage modules \
+	if ! make -C "$src" O="$build" -j"$(nproc)" \
+		LOCALVERSION= KERNELRELEASE="$abi-$flavour" bzImage modules \
 		> "$build/build.log" 2>&1; then
 		tail -30 "$build/build.log" >&2
 		mp_die "$kver kernel build failed"

@@ -29,11 +29,14 @@
 #include <linux/gfp.h>
 #include <linux/err.h>
 #include <linux/list.h>
+#include <linux/atomic.h>
 
 /**
  * struct balloon_dev_info - a balloon device
  * @pages: the inflated pages, without CONFIG_BALLOON_MIGRATION (with it,
  *	the balloon's movable_pool lists them)
+ * @inflated: how many pages the device has in the balloon; see
+ *	balloon_page_count()
  * @migratepage: see the top of this file; needed with
  *	CONFIG_BALLOON_MIGRATION
  * @adjust_managed_page_count: whether inflated pages leave the managed
@@ -41,6 +44,7 @@
  */
 struct balloon_dev_info {
 	struct list_head pages;
+	atomic_long_t inflated;
 	int (*migratepage)(struct balloon_dev_info *b_dev_info,
 			   struct page *newpage, struct page *page,
 			   enum migrate_mode mode);
@@ -48,7 +52,7 @@ struct balloon_dev_info {
 };
 
 struct page *balloon_page_alloc(void);
-void balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
+bool balloon_page_enqueue(struct balloon_dev_info *b_dev_info,
 			  struct page *page);
 struct page *balloon_page_dequeue(struct balloon_dev_info *b_dev_info);
 size_t balloon_page_list_enqueue(struct balloon_dev_info *b_dev_info,
@@ -59,7 +63,26 @@ size_t balloon_page_list_dequeue(struct balloon_dev_info *b_dev_info,
 static inline void balloon_devinfo_init(struct balloon_dev_info *balloon)
 {
 	INIT_LIST_HEAD(&balloon->pages);
+	atomic_long_set(&balloon->inflated, 0);
 	balloon->migratepage = NULL;
 	balloon->adjust_managed_page_count = false;
+}
+
+/**
+ * balloon_page_count - how many pages a device has in the balloon
+ * @b_dev_info: the balloon device
+ *
+ * Pages it enqueued and has not dequeued, less those ->migratepage gave
+ * back with -ENOENT; pages being migrated count. While this is non-zero a
+ * dequeue that returns nothing can be tried again. A driver that still
+ * counts pages of its own when this is zero has lost them: no dequeue
+ * returns them, so a removal that waits for them must stop waiting.
+ *
+ * Return: the number of pages.
+ */
+static inline unsigned long
+balloon_page_count(struct balloon_dev_info *b_dev_info)
+{
+	return atomic_long_read(&b_dev_info->inflated);
 }
 #endif /* _LINUX_BALLOON_H */

@@ -7,13 +7,21 @@
  * (BOs), maps them, and submits jobs to a simulated engine that reaches
  * the BO pages through a GART-like table of page frame numbers.
  *
- * Locking:
- *	gfxbuf_file.lock	handles, job table, fence numbers
- *	gfxbuf_bo.lock		pages[] and gart[]
+ * Locking, outermost first:
+ *	gfxbuf_files_lock	the open files; held by an unplug throughout
+ *	gfxbuf_file.lock	handles, all BOs, job table, fence numbers; an
+ *				unplug frees pages under it
+ *	gfxbuf_bo.lock		pages[] and gart[]; held by a fault while it
+ *				maps a page
  *
  * Lifetimes: the file, each VMA and each job hold a reference on the BOs
  * they use; jobs also hold one on the file state, so closing the file with
  * jobs in flight is safe. A BO's pages are freed with its last reference.
+ *
+ * Hot-unplug (GFXBUF_IOC_UNPLUG) does what a PCI driver's remove() does
+ * while files stay open and mapped: see gfxbuf_unplug(). The ioctls that
+ * allocate or read pages run in a read section of gfxbuf_srcu, as a DRM
+ * driver's run inside drm_dev_enter().
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -29,6 +37,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/srcu.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -51,16 +60,28 @@ MODULE_PARM_DESC(max_total_pages, "BO pages in all files (default 3/4 of RAM)");
 static atomic_long_t gfxbuf_total_pages = ATOMIC_LONG_INIT(0);
 static struct workqueue_struct *gfxbuf_engine;
 
+/* open files, which an unplug takes down; the lock serializes unplugs */
+static LIST_HEAD(gfxbuf_files);
+static DEFINE_MUTEX(gfxbuf_files_lock);
+/* readers: calls that allocate or read a file's pages */
+static struct srcu_struct gfxbuf_srcu;
+
 struct gfxbuf_file {
 	struct kref ref;
+	struct address_space *mapping;	/* of the file: user mappings */
 	pgoff_t stride;			/* pages of mmap space per handle */
-	struct mutex lock;		/* guards bos, jobs, njobs, next_fence */
+	struct mutex lock;		/* guards bos, all_bos, jobs, njobs,
+					 * next_fence
+					 */
 	struct xarray bos;		/* handle -> struct gfxbuf_bo */
+	struct list_head all_bos;	/* every BO not yet released */
 	struct xarray jobs;		/* fence -> struct gfxbuf_job */
 	unsigned int njobs;
 	u64 next_fence;
 	atomic64_t done_fence;		/* the engine runs jobs in order */
 	wait_queue_head_t wq;
+	struct list_head node;		/* in gfxbuf_files while open */
+	bool unplugged;
 	atomic_long_t plain_allocated;	/* page counts */
 	atomic_long_t plain_freed;
 };
@@ -68,6 +89,7 @@ struct gfxbuf_file {
 struct gfxbuf_bo {
 	struct kref ref;
 	struct gfxbuf_file *gf;
+	struct list_head node;		/* in gf->all_bos */
 	u32 npages;
 	pgoff_t pgoff;			/* first page in the mmap space */
 	struct mutex lock;		/* guards pages[] and gart[] */
@@ -84,12 +106,13 @@ struct gfxbuf_job {
 	u64 result;
 };
 
+/* user-sized: a user's request that fails gets -ENOMEM, not a warning */
 static struct page *gfxbuf_alloc_page(struct gfxbuf_bo *bo, u32 i)
 {
 	struct gfxbuf_file *gf = bo->gf;
 	struct page *page;
 
-	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	if (!page)
 		return ERR_PTR(-ENOMEM);
 	atomic_long_inc(&gf->plain_allocated);
@@ -102,22 +125,49 @@ static void gfxbuf_free_page(struct gfxbuf_file *gf, struct page *page)
 	atomic_long_inc(&gf->plain_freed);
 }
 
+/*
+ * Take every page out of @bo's tables and free it, a batch at a time;
+ * with @zap, first unmap the batch from userspace (an unplug: the BO may
+ * still be mapped).
+ */
+static void gfxbuf_bo_free_pages(struct gfxbuf_bo *bo, bool zap)
+{
+	struct page *batch[32];
+	unsigned int n;
+	u32 first, i = 0;
+
+	/* no arrays: gfxbuf_create() failed before it allocated a page */
+	while (bo->pages && bo->gart && i < bo->npages) {
+		n = 0;
+		first = i;
+		mutex_lock(&bo->lock);
+		for (; i < bo->npages && n < ARRAY_SIZE(batch); i++) {
+			if (bo->pages[i])
+				batch[n++] = bo->pages[i];
+			bo->pages[i] = NULL;
+			bo->gart[i] = 0;
+		}
+		mutex_unlock(&bo->lock);
+		/* faults insert under the BO lock: none can map these now */
+		if (zap && n)
+			unmap_mapping_range(bo->gf->mapping,
+					    (loff_t)(bo->pgoff + first) << PAGE_SHIFT,
+					    (loff_t)(i - first) << PAGE_SHIFT, 1);
+		while (n)
+			gfxbuf_free_page(bo->gf, batch[--n]);
+	}
+}
+
 static void gfxbuf_bo_release(struct kref *ref)
 {
 	struct gfxbuf_bo *bo = container_of(ref, struct gfxbuf_bo, ref);
-	struct page *page;
-	u32 i;
+	struct gfxbuf_file *gf = bo->gf;
 
-	/* no arrays: gfxbuf_create() failed before it allocated a page */
-	for (i = 0; bo->pages && bo->gart && i < bo->npages; i++) {
-		mutex_lock(&bo->lock);
-		page = bo->pages[i];
-		bo->pages[i] = NULL;
-		bo->gart[i] = 0;
-		mutex_unlock(&bo->lock);
-		if (page)
-			gfxbuf_free_page(bo->gf, page);
-	}
+	/* no VMA maps it; after an unplug, nothing is left to free */
+	gfxbuf_bo_free_pages(bo, false);
+	mutex_lock(&gf->lock);
+	list_del(&bo->node);
+	mutex_unlock(&gf->lock);
 	atomic_long_sub(bo->npages, &gfxbuf_total_pages);
 	kvfree(bo->pages);
 	kvfree(bo->gart);
@@ -154,11 +204,16 @@ static int gfxbuf_open(struct inode *inode, struct file *file)
 	kref_init(&gf->ref);
 	mutex_init(&gf->lock);
 	xa_init_flags(&gf->bos, XA_FLAGS_ALLOC1);
+	INIT_LIST_HEAD(&gf->all_bos);
 	xa_init(&gf->jobs);
 	init_waitqueue_head(&gf->wq);
 	gf->stride = roundup_pow_of_two(clamp_t(unsigned long, max_bo_pages, 1,
 						GFXBUF_MAX_STRIDE));
+	gf->mapping = file->f_mapping;
 	file->private_data = gf;
+	mutex_lock(&gfxbuf_files_lock);
+	list_add(&gf->node, &gfxbuf_files);
+	mutex_unlock(&gfxbuf_files_lock);
 	return 0;
 }
 
@@ -168,6 +223,10 @@ static int gfxbuf_release(struct inode *inode, struct file *file)
 	struct gfxbuf_bo *bo;
 	unsigned long handle;
 
+	/* after an unplug of this file, or before one can find it */
+	mutex_lock(&gfxbuf_files_lock);
+	list_del(&gf->node);
+	mutex_unlock(&gfxbuf_files_lock);
 	xa_for_each(&gf->bos, handle, bo)
 		gfxbuf_bo_put(bo);
 	kref_put(&gf->ref, gfxbuf_file_release);
@@ -222,9 +281,14 @@ static int gfxbuf_create(struct gfxbuf_file *gf, struct gfxbuf_create *args)
 	kref_init(&bo->ref);
 	mutex_init(&bo->lock);
 	bo->gf = gf;
+	mutex_lock(&gf->lock);
+	list_add(&bo->node, &gf->all_bos);
+	mutex_unlock(&gf->lock);
 	bo->npages = args->pages;	/* gfxbuf_bo_release() unwinds these */
-	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
-	bo->gart = kvcalloc(bo->npages, sizeof(*bo->gart), GFP_KERNEL);
+	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages),
+			     GFP_KERNEL | __GFP_NOWARN);
+	bo->gart = kvcalloc(bo->npages, sizeof(*bo->gart),
+			    GFP_KERNEL | __GFP_NOWARN);
 	if (!bo->pages || !bo->gart) {
 		gfxbuf_bo_put(bo);
 		return -ENOMEM;
@@ -366,7 +430,7 @@ static int gfxbuf_job_operand(struct gfxbuf_file *gf, u32 handle, u32 first,
 		return -ENOENT;
 	if ((u64)first + pages > (*bo)->npages)
 		return -EINVAL;
-	*pinned = kvcalloc(pages, sizeof(**pinned), GFP_KERNEL);
+	*pinned = kvcalloc(pages, sizeof(**pinned), GFP_KERNEL | __GFP_NOWARN);
 	return *pinned ? 0 : -ENOMEM;
 }
 
@@ -477,7 +541,7 @@ static int gfxbuf_bo_info(struct gfxbuf_file *gf, struct gfxbuf_bo_info *args)
 	if (!bo)
 		return -ENOENT;
 	n = min(args->pages, bo->npages);
-	pfns = kvcalloc(max(n, 1U), sizeof(*pfns), GFP_KERNEL);
+	pfns = kvcalloc(max(n, 1U), sizeof(*pfns), GFP_KERNEL | __GFP_NOWARN);
 	if (!pfns) {
 		gfxbuf_bo_put(bo);
 		return -ENOMEM;
@@ -503,6 +567,43 @@ static void gfxbuf_stats(struct gfxbuf_file *gf, struct gfxbuf_stats *out)
 	out->pages = out->allocated - out->freed;
 }
 
+/*
+ * Take @gf's device away, as a PCI driver's remove() does while files
+ * stay open and mapped: no new jobs or BOs, the engine idle (jobs use
+ * pages), every page unmapped and freed. BOs, the file and its VMAs live
+ * on: their faults find no page and get SIGBUS.
+ */
+static void gfxbuf_unplug(struct gfxbuf_file *gf)
+{
+	struct gfxbuf_bo *bo;
+	u64 last;
+
+	WRITE_ONCE(gf->unplugged, true);
+	/* calls that entered before are done, later ones are refused */
+	synchronize_srcu(&gfxbuf_srcu);
+	mutex_lock(&gf->lock);
+	last = gf->next_fence;
+	mutex_unlock(&gf->lock);
+	wait_event(gf->wq, gfxbuf_done(gf, last));
+
+	mutex_lock(&gf->lock);
+	list_for_each_entry(bo, &gf->all_bos, node)
+		gfxbuf_bo_free_pages(bo, true);
+	mutex_unlock(&gf->lock);
+}
+
+/* Unplug every open file; files opened later work as before. */
+static void gfxbuf_unplug_all(void)
+{
+	struct gfxbuf_file *gf;
+
+	mutex_lock(&gfxbuf_files_lock);
+	list_for_each_entry(gf, &gfxbuf_files, node)
+		if (!gf->unplugged)
+			gfxbuf_unplug(gf);
+	mutex_unlock(&gfxbuf_files_lock);
+}
+
 static long gfxbuf_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -518,6 +619,7 @@ static long gfxbuf_ioctl(struct file *file, unsigned int cmd,
 	} a;
 	unsigned int size = _IOC_SIZE(cmd);
 	long ret;
+	int idx;
 
 	switch (cmd) {
 	case GFXBUF_IOC_CREATE:
@@ -527,12 +629,28 @@ static long gfxbuf_ioctl(struct file *file, unsigned int cmd,
 	case GFXBUF_IOC_BO_INFO:
 	case GFXBUF_IOC_STATS:
 		break;
+	case GFXBUF_IOC_UNPLUG:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		gfxbuf_unplug_all();
+		return 0;
 	default:
 		return -ENOTTY;
 	}
 	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&a, uarg, size))
 		return -EFAULT;
 
+	/* it may sleep for long, and uses no page: an unplug need not wait */
+	if (cmd == GFXBUF_IOC_WAIT) {
+		ret = gfxbuf_wait(gf, &a.wait);
+		goto out;
+	}
+	idx = srcu_read_lock(&gfxbuf_srcu);
+	/* once unplugged, all that is left is to let go */
+	if (READ_ONCE(gf->unplugged) && cmd != GFXBUF_IOC_DESTROY) {
+		ret = -ENODEV;
+		goto unlock;
+	}
 	switch (cmd) {
 	case GFXBUF_IOC_CREATE:
 		ret = gfxbuf_create(gf, &a.create);
@@ -543,9 +661,6 @@ static long gfxbuf_ioctl(struct file *file, unsigned int cmd,
 	case GFXBUF_IOC_SUBMIT:
 		ret = gfxbuf_submit(gf, &a.submit);
 		break;
-	case GFXBUF_IOC_WAIT:
-		ret = gfxbuf_wait(gf, &a.wait);
-		break;
 	case GFXBUF_IOC_BO_INFO:
 		ret = gfxbuf_bo_info(gf, &a.info);
 		break;
@@ -554,6 +669,9 @@ static long gfxbuf_ioctl(struct file *file, unsigned int cmd,
 		ret = 0;
 		break;
 	}
+unlock:
+	srcu_read_unlock(&gfxbuf_srcu, idx);
+out:
 	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &a, size))
 		ret = -EFAULT;
 	return ret;
@@ -580,16 +698,14 @@ static vm_fault_t gfxbuf_vm_fault(struct vm_fault *vmf)
 
 	if (i >= bo->npages)
 		return VM_FAULT_SIGBUS;
-	/* look up under the BO lock, insert without it (see the header) */
+	/* under the BO lock: an unplug takes the page, then unmaps it */
 	mutex_lock(&bo->lock);
 	page = bo->pages[i];
 	if (page)
-		get_page(page);
+		ret = vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(page));
+	else
+		ret = VM_FAULT_SIGBUS;	/* unplugged */
 	mutex_unlock(&bo->lock);
-	if (!page)
-		return VM_FAULT_SIGBUS;
-	ret = vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(page));
-	put_page(page);
 	return ret;
 }
 
@@ -605,9 +721,13 @@ static int gfxbuf_mmap(struct file *file, struct vm_area_struct *vma)
 	pgoff_t first = vma->vm_pgoff & (gf->stride - 1);
 	struct gfxbuf_bo *bo;
 
-	if (!(vma->vm_flags & VM_SHARED) ||
+	/* vmf_insert_pfn() would BUG() on a copy-on-write mapping */
+	if (!(vma->vm_flags & VM_MAYSHARE) ||
 	    vma->vm_pgoff / gf->stride > gfxbuf_max_handle(gf))
 		return -EINVAL;
+	/* one that races an unplug gets SIGBUS from every fault */
+	if (READ_ONCE(gf->unplugged))
+		return -ENODEV;
 	bo = gfxbuf_bo_get(gf, vma->vm_pgoff / gf->stride);
 	if (!bo)
 		return -ENOENT;
@@ -631,27 +751,38 @@ static const struct file_operations gfxbuf_fops = {
 	.mmap		= gfxbuf_mmap,
 };
 
+/* for everyone, like a GPU's render node: its uapi is built for that */
 static struct miscdevice gfxbuf_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "gfxbuf",
 	.fops	= &gfxbuf_fops,
+	.mode	= 0666,
 };
 
 static int __init gfxbuf_init(void)
 {
 	int ret;
 
+	ret = init_srcu_struct(&gfxbuf_srcu);
+	if (ret)
+		return ret;
 	/* ordered: one engine, jobs complete in submission order */
 	gfxbuf_engine = alloc_ordered_workqueue("gfxbuf_engine", 0);
-	if (!gfxbuf_engine)
-		return -ENOMEM;
-	ret = misc_register(&gfxbuf_misc);
-	if (ret) {
-		destroy_workqueue(gfxbuf_engine);
-		return ret;
+	if (!gfxbuf_engine) {
+		ret = -ENOMEM;
+		goto err_srcu;
 	}
+	ret = misc_register(&gfxbuf_misc);
+	if (ret)
+		goto err_engine;
 	pr_info("ready\n");
 	return 0;
+
+err_engine:
+	destroy_workqueue(gfxbuf_engine);
+err_srcu:
+	cleanup_srcu_struct(&gfxbuf_srcu);
+	return ret;
 }
 
 static void __exit gfxbuf_exit(void)
@@ -659,6 +790,7 @@ static void __exit gfxbuf_exit(void)
 	misc_deregister(&gfxbuf_misc);
 	/* runs what is queued: jobs of closed files free their state */
 	destroy_workqueue(gfxbuf_engine);
+	cleanup_srcu_struct(&gfxbuf_srcu);
 }
 
 module_init(gfxbuf_init);

@@ -37,7 +37,9 @@
 # MP_BENCH_SMPS ("1 2 4"), MP_BENCH_MICRO_BOOTS (3), MP_BENCH_SCALE_BOOTS
 # (3), MP_BENCH_SCALE_SIZES (1024:65536:1048576), MP_BENCH_SCALE_MEM (6144),
 # MP_BENCH_KUNIT_RUNS (3),
-# MP_BENCH_BALLOON_SEEDS ("1 2 3"; empty: no balloon runs), MP_BENCH_OUT
+# MP_BENCH_BALLOON_SEEDS ("1 2 3"; empty: no balloon runs),
+# MP_BENCH_BALLOON_MICRO_BOOTS (3 on each 7.x kernel, with the series and
+# without; 0: none), MP_BENCH_OUT
 # (bench/ of this repository), MP_BENCH_WORK (guest logs; $MP_CACHE/bench:
 # two runs at once need one each), MP_BENCH_RESUME (unset).
 # Raw figures: a file per phase (one scenario, the KUnit runs, ... on one
@@ -85,6 +87,7 @@ SCALE_SIZES=${MP_BENCH_SCALE_SIZES:-1024:65536:1048576}
 # a pool of 1M pages is 4 GiB
 SCALE_MEM=${MP_BENCH_SCALE_MEM:-6144}
 BALLOON_SEEDS=${MP_BENCH_BALLOON_SEEDS-"1 2 3"}
+BALLOON_MICRO_BOOTS=${MP_BENCH_BALLOON_MICRO_BOOTS:-3}
 OUT=${MP_BENCH_OUT:-$MP_REPO/bench}
 WORK=${MP_BENCH_WORK:-$MP_CACHE/bench}
 RESUME=
@@ -94,6 +97,7 @@ SMOKE=
 if [ "${1:-}" = --smoke ]; then
 	SMOKE=1
 	BOOTS=1 PCTS=40 KUNIT_RUNS=0 MICRO_BOOTS=0 MP_KVERS=6.12 BALLOON_SEEDS=
+	BALLOON_MICRO_BOOTS=0
 	SCALE_BOOTS=1 SCALE_SIZES=1024:65536 SCALE_MEM=1024
 	SCENARIOS=huge
 	WORK=$MP_CACHE/bench-smoke
@@ -276,16 +280,27 @@ run_balloon() {
 		MP_BALLOON_SEED=$seed bash "$here/../vm/balloon.sh" \
 			--drivers="mp virtio" "$kver" 2> "$WORK/balloon-$kver-$seed.log" |
 			grep '^BALLOON_RUN'
+		# 7.x: the kernel's balloon without the series, the same source
+		# and config otherwise (7.2-plain, lib.sh), is the before
 		case $kver in
 		7.*)
 			MP_BALLOON_MEM=2048 MP_BALLOON_MIB=1024 MP_BALLOON_TRIES=3 \
 			MP_BALLOON_SEED=$seed bash "$here/../vm/balloon.sh" \
-				--drivers=virtio "$kver-debian" \
-				2> "$WORK/balloon-$kver-debian-$seed.log" |
+				--drivers=virtio "$kver-plain" \
+				2> "$WORK/balloon-$kver-plain-$seed.log" |
 				grep '^BALLOON_RUN'
 			;;
 		esac
 	done > "$out"
+}
+
+# The balloon API's cost per page on a 7.x kernel with the series and on
+# the same kernel without it (bench/balloon_micro.sh).
+run_balloon_micro() {
+	local kver=$1 out=$2
+	MP_MICRO_BOOTS=$BALLOON_MICRO_BOOTS bash "$here/balloon_micro.sh" \
+		"$kver-plain $kver" 2> "$WORK/balloon-micro-$kver.log" |
+		grep '^BALLOON_MICRO' > "$out"
 }
 
 # The KUnit microbenchmarks in the UML build without debug options.
@@ -424,6 +439,12 @@ done
 	phase "balloon-$kver" run_balloon "$kver" &
 done
 wait
+# timings: alone
+[ "$BALLOON_MICRO_BOOTS" -gt 0 ] && for kver in $MP_KVERS; do
+	case $kver in
+	7.*) phase "balloon-micro-$kver" run_balloon_micro "$kver" ;;
+	esac
+done
 mp_log "guests done in $(($(date +%s) - t0)) s"
 if [ -z "$SMOKE" ]; then
 	# the whole's time only if this run made every phase
@@ -432,6 +453,7 @@ if [ -z "$SMOKE" ]; then
 	exec python3 "$here/report.py" --out "$OUT" --kunit "$RAW"/kunit-*.txt \
 		--seconds "$secs" --phases "$RAW/phases.txt" "$RAW"/points-*.txt \
 		--micro "$RAW"/micro-*.txt --balloon "$RAW"/balloon-*.txt \
+		--balloon-micro "$RAW"/balloon-micro-*.txt \
 		--thp "$RAW"/thp-*.txt --gigantic "$RAW"/gigantic-*.txt \
 		--unplug "$RAW"/unplug-*.txt --scale "$RAW"/scale-*.txt \
 		--idle "$RAW"/idle-*.txt

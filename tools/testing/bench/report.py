@@ -152,6 +152,107 @@ def parse_balloon(paths):
     return runs
 
 
+def parse_balloon_micro(paths):
+    """BALLOON_MICRO lines of bench/balloon_micro.sh: {kver: [records]}."""
+    runs = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("BALLOON_MICRO "):
+                    rec = record(line)
+                    runs.setdefault(rec["kver"], []).append(rec)
+    return runs
+
+
+# what balloon_micro.ko times, in its order: (field, what it is)
+BALLOON_MICRO_ROWS = (
+    ("enqueue", "`balloon_page_enqueue()` (every driver)"),
+    ("dequeue", "`balloon_page_dequeue()`, a page per call "
+                "(virtio_balloon before patch 8, cmm)"),
+    ("list_dequeue", "`balloon_page_list_dequeue()`, 256 per call "
+                     "(vmw_balloon; virtio_balloon from patch 8)"),
+    ("free", "`put_page()` of a deflated page"),
+    ("pool_add", "`movable_pool_add_page()`, which enqueue calls"),
+    ("pool_take1", "`movable_pool_take_owner_pages()`, 1 per call, "
+                   "which a dequeue of one page calls"),
+    ("pool_take16", "`movable_pool_take_owner_pages()`, 16 per call"),
+    ("page_lock_pair", "`trylock_page()` + `unlock_page()`"),
+    ("irqsave_pair", "`spin_lock_irqsave()` + `spin_unlock_irqrestore()`"),
+)
+
+
+def balloon_micro_pairs(runs):
+    """(kernel with the series, the same without) for each 7.x measured."""
+    return [(k, k + "-plain") for k in sorted(runs)
+            if not k.endswith("-plain") and k + "-plain" in runs]
+
+
+BALLOON_MICRO_CLOCKS = (
+    ("icount", "QEMU's `-icount shift=0`: the guest's clock advances a "
+               "nanosecond per instruction executed, so these count "
+               "instructions, whatever the host's load"),
+    ("host", "the host's clock: what the calls took under TCG, on a "
+             "host shared with other work"),
+)
+
+
+def balloon_micro_table(runs):
+    """{(kver, clock, field): summary} over every boot and round."""
+    table = {}
+    for k, recs in runs.items():
+        for clock, _ in BALLOON_MICRO_CLOCKS:
+            for field, _ in BALLOON_MICRO_ROWS:
+                vals = [int(r[field + "_ns"]) for r in recs
+                        if r.get("clock") == clock and field + "_ns" in r
+                        and "status" not in r]
+                if vals:
+                    table[(k, clock, field)] = summary(vals)
+    return table
+
+
+def balloon_micro_section(runs, w):
+    pairs = balloon_micro_pairs(runs)
+    if not pairs:
+        return
+    t = balloon_micro_table(runs)
+    w("")
+    w("## The balloon API per page, with and without the series")
+    w("")
+    w("`tools/testing/bench/balloon_micro.sh`: a module "
+      "(`balloon_micro.ko`) inflates a fake balloon device by 65,536 pages "
+      "and deflates it, timing each kind of call over all the pages "
+      "(`ktime_get_ns()` around the loop, divided by the pages), in 1 GiB "
+      "guests with one vCPU under TCG (proactive compaction off), 3 rounds "
+      "per boot, on the patched "
+      "kernel and on the same source and config without the series "
+      "(7.2-plain). On the patched kernel it also times the library calls "
+      "the balloon makes, on its own pool, and on both the primitives "
+      "they are made of. The kernels take turns, boot by boot. Under "
+      "`-icount` the figures repeat from boot to boot; the first round of "
+      "a boot runs more instructions than the later ones, on both "
+      "kernels, which the ranges show. Nanoseconds per page, median "
+      "(min–max) over every boot and round (%s)." %
+      ", ".join("%s: %d" % (k, len(runs[k])) for k in sorted(runs)))
+    for k, plain in pairs:
+        for clock, how in BALLOON_MICRO_CLOCKS:
+            if not any(key[:2] == (k, clock) for key in t):
+                continue
+            w("")
+            w("Linux %s, clock: %s." % (k, how))
+            w("")
+            w("| call (ns per page) | %s with the series | %s without | "
+              "with / without |" % (k, k))
+            w("|---|---|---|---|")
+            for field, what in BALLOON_MICRO_ROWS:
+                a = t.get((k, clock, field))
+                b = t.get((plain, clock, field))
+                if not a and not b:
+                    continue
+                ratio = "%.2f×" % (a["median"] / b["median"]) \
+                    if a and b and b["median"] else "-"
+                w("| %s | %s | %s | %s |" % (what, fmt(a), fmt(b), ratio))
+
+
 def parse_phases(path):
     """bench.sh's phases.txt: a line per phase that finished."""
     if not path or not os.path.exists(path):
@@ -229,9 +330,11 @@ def balloon_section(runs, w):
       "`movable_pool_take_pages()`, virtio_balloon links its pages through "
       "`page->lru`. Runs count as passed only "
       "with the host's frame checks (balloon_host.py) passed too. On 7.2 "
-      "the same in-tree virtio_balloon runs on Debian's own kernel "
-      "(`mm/balloon.c`, 7.2-debian) and on the patched one, where "
-      "patches/7.x puts the balloon on movable_pool. Median (min–max).")
+      "the same in-tree virtio_balloon runs on the patched kernel, where "
+      "patches/7.x puts the balloon on movable_pool, and on the same "
+      "Debian source built with the same config without the series "
+      "(`mm/balloon.c`, 7.2-plain; `make kernel` without patches/7.x), "
+      "so the two differ by the series only. Median (min–max).")
     for title, a, b in balloon_pairs(runs):
         balloon_pair_table(t, title, a, b, w)
 
@@ -247,7 +350,9 @@ def balloon_pairs(runs):
     """What is compared with what: (title, (kernel, driver, name) x 2).
     mp_balloon against virtio_balloon on each kernel that ran both, and on
     7.x virtio_balloon on the patched kernel (the balloon on movable_pool)
-    against Debian's own (mm/balloon.c)."""
+    against the same source and config without the series (mm/balloon.c:
+    KVER-plain; an older run's Debian image, KVER-debian, if that is all
+    there is)."""
     pairs = []
     for k in sorted(runs):
         drivers = {r.get("driver") for r in runs[k]}
@@ -255,7 +360,15 @@ def balloon_pairs(runs):
             pairs.append(("Linux %s: mp_balloon against virtio_balloon" % k,
                           (k, "mp", "mp_balloon (movable_pool)"),
                           (k, "virtio", "virtio_balloon")))
-        if k + "-debian" in runs:
+        if k + "-plain" in runs:
+            pairs.append(("Linux %s: the kernel's balloon on movable_pool "
+                          "(patches/7.x) against the same kernel without "
+                          "the series" % k,
+                          (k, "virtio", "virtio_balloon, balloon on "
+                           "movable_pool"),
+                          (k + "-plain", "virtio", "virtio_balloon, "
+                           "mm/balloon.c, same config")))
+        elif k + "-debian" in runs:
             pairs.append(("Linux %s: the kernel's balloon on movable_pool "
                           "(patches/7.x) against Debian's own" % k,
                           (k, "virtio", "virtio_balloon, balloon on "
@@ -674,6 +787,7 @@ def markdown(bench, table, kunit, failed, pngs, args):
     report_gigantic.section(args.gig_table, args.gig_png, w)
     report_unplug.section(args.unplug_table, args.unplug_png, w)
     balloon_section(args.balloon_data, w)
+    balloon_micro_section(args.balloon_micro_data, w)
     micro_section(args.micro_data, w)
     report_scale.section(args.scale_table, args.scale_png, w)
     phases_section(args.phases_data, w)
@@ -696,6 +810,7 @@ def main():
     ap.add_argument("--phases")
     ap.add_argument("--micro", nargs="*", default=[])
     ap.add_argument("--balloon", nargs="*", default=[])
+    ap.add_argument("--balloon-micro", nargs="*", default=[])
     ap.add_argument("--thp", nargs="*", default=[])
     ap.add_argument("--gigantic", nargs="*", default=[])
     ap.add_argument("--unplug", nargs="*", default=[])
@@ -704,6 +819,7 @@ def main():
     args = ap.parse_args()
     args.micro_data = parse_micro(args.micro)
     args.balloon_data = parse_balloon(args.balloon)
+    args.balloon_micro_data = parse_balloon_micro(args.balloon_micro)
     args.phases_data = parse_phases(args.phases)
 
     points, failed = parse_points(args.points)

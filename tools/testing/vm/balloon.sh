@@ -66,7 +66,7 @@ balloon_run() {
 	# the kernel's balloon on a patched 7.x: through movable_pool, which
 	# must have moved them itself and seen no misuse
 	case $kver:$driver in
-	7.*-debian:*) ;;
+	7.*-debian:* | 7.*-plain:*) ;;
 	7.*:virtio)
 		pool=$(sed -n 's/^MP_STEP balloon_pool_/pool_/p' "$log" |
 			sed 's/ balloon_pool_/ pool_/g')

@@ -3,13 +3,14 @@
  * gfxbuf_fuzz: hostile input for the gfxbuf sample's uapi, in a guest.
  *
  * Several threads share one /dev/gfxbuf file (and now and then reopen their
- * own) and issue random calls: the six ioctls and unknown ones, argument
- * structs of random bytes or boundary values (0, 1, limits, overflow),
- * live, stale and unknown handles, double destroys, mmap at random offsets
- * and lengths, reads and writes through whatever is mapped, munmap of part
- * of a mapping. So destroy races mmap, faults and jobs. Every failure must
- * carry one of the errnos gfxbuf documents, and no access to a mapping may
- * fault. Seeded and reproducible: the seed is printed.
+ * own) and issue random calls: every ioctl but GFXBUF_IOC_UNPLUG, and
+ * unknown ones, argument structs of random bytes or boundary values (0, 1,
+ * limits, overflow), live, stale and unknown handles, double destroys,
+ * mmap at random offsets and lengths, reads and writes through whatever is
+ * mapped, munmap of part of a mapping. So destroy races mmap, faults and
+ * jobs. Every failure must carry one of the errnos gfxbuf documents, and
+ * no access to a mapping may fault. Seeded and reproducible: the seed is
+ * printed.
  *
  *   gfxbuf_fuzz [--seed=N] [--calls=N] [--threads=N]
  *
@@ -184,6 +185,9 @@ static void do_other_ioctl(struct fuzzer *f)
 	case 0:		/* an unknown command */
 		cmd = _IOC(next(f) % 4, next(f) % 2 ? 'G' : next(f) & 0xff,
 			   next(f) & 0xff, next(f) % 64);
+		/* it would take the device from every file: gfxbuf_test's */
+		if (cmd == GFXBUF_IOC_UNPLUG)
+			cmd = GFXBUF_IOC_STATS;
 		break;
 	case 1:
 		cmd = GFXBUF_IOC_STATS;

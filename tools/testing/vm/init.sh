@@ -4,7 +4,8 @@
 # failure of either.
 # shellcheck shell=sh disable=SC2086,SC2015
 # /init of the test guest. The kernel command line picks the scenario:
-#   mptest=boot|none|movable|unmovable|offline|stress|dkms|balloon|bench
+#   mptest=boot|none|movable|unmovable|offline|unplug|stress|dkms|balloon|
+#          balloon_micro|bench
 #   mpargs=--opt=val,--opt=val
 #   mpuapi=1 also runs the uapi checks after the main test, and then
 #   mpfuzz=CALLS:SEED calls of gfxbuf_fuzz (4 threads) against the same limits
@@ -87,6 +88,14 @@ unmovable)
 	[ -z "$uapi" ] || uapi
 	unload
 	;;
+unplug)
+	# hot-unplug while threads fault on the BOs: gfxbuf, then its twin
+	for drv in gfxbuf unmovable_gfxbuf; do
+		load
+		[ $rc = 0 ] && { /gfxbuf_test --unplug $args || rc=1; }
+		unload
+	done
+	;;
 stress)
 	# everything at once on every CPU (gfxbuf_stress.c), then the uapi
 	# checks and the fuzzer; at the end both modules must unload
@@ -143,6 +152,14 @@ balloon)
 	# both must let go of the device and their pages
 	for m in $mods; do rmmod $m || rc=1; done
 	[ "$mods" = virtio_balloon ] || lib_out || rc=1
+	;;
+balloon_micro)
+	# the per-page cost of the balloon API (bench/balloon_micro.sh); its
+	# figures are in the kernel log, its parameters are $args. No
+	# proactive compaction: it would try to move the pages being timed.
+	echo 0 > /proc/sys/vm/compaction_proactiveness
+	insmod /balloon_micro.ko $args && rmmod balloon_micro || rc=1
+	dmesg | sed -n 's/.*\(BALLOON_MICRO .*\)/\1/p'
 	;;
 bench)
 	# one point of make bench; bench_run loads and unloads what it needs

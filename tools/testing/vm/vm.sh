@@ -9,7 +9,8 @@ mp_need_vm_tools() {
 }
 
 # Print the path of the amd64 kernel image for $1: Debian's, or for 7.x
-# the patched kernel (7.2) beside Debian's own (7.2-debian).
+# the patched kernel (7.2) beside Debian's own (7.2-debian) and the same
+# source and config as the patched one without the series (7.2-plain).
 mp_vmlinuz() {
 	local kver=$1 abi root
 	case $kver in
@@ -24,6 +25,11 @@ mp_vmlinuz() {
 		mp_fetch_once "$MP_CACHE/image-$abi" "${MP_SUITE[$kver]}" \
 			"linux-binary-$abi-amd64" "linux-modules-$abi-amd64" || return 1
 		echo "$MP_CACHE/image-$abi/usr/lib/modules/$abi-amd64/vmlinuz"
+		return
+		;;
+	7.*-plain)
+		root=$(mp_plain_tree "${kver%-plain}") || return 1
+		echo "$root/arch/x86/boot/bzImage"
 		return
 		;;
 	7.*)
@@ -47,6 +53,7 @@ mp_virtio_modules() {
 	case $kver in
 	*-checked|*-kcsan) return 0 ;;
 	7.*-debian) image=$(mp_vmlinuz "$kver") || return 1; image=${image%/usr/*} ;;
+	7.*-plain) image=$(mp_plain_tree "${kver%-plain}") || return 1 ;;
 	7.*) image=$(mp_patched_tree "$kver") || return 1 ;;
 	*) image=$(mp_vmlinuz "$kver") || return 1; image=${image%/boot/*} ;;
 	esac
@@ -70,10 +77,11 @@ mp_virtio_modules() {
 }
 
 # Copy the modules built for $1 (mp_build_modules) into $2. Debian's 7.x
-# can run none of them: its guests run the kernel's own drivers only.
+# and the plain 7.x can run none of them: their guests run the kernel's
+# own drivers only.
 mp_initramfs_modules() {
 	local kver=$1 dir=$2 mods
-	case $kver in 7.*-debian) return 0 ;; esac
+	case $kver in 7.*-debian | 7.*-plain) return 0 ;; esac
 	mods=$(mp_build_modules "$kver" 2>"$dir.modules.log") || {
 		cat "$dir.modules.log" >&2
 		return 1
