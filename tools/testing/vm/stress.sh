@@ -92,7 +92,7 @@ for kver in ${1:-6.1 6.12 6.12-checked}; do
 	esac
 	mp_log "stress on $kver: ${DURATION}s, seed $SEED, 4 vCPUs"
 	if mp_boot "$kver" stress "$args" "$log" \
-		"movablecore=512M mpuapi=1 mpfuzz=$FUZZ_CALLS:$SEED"; then
+		"$(mp_movablecore 512M) mpuapi=1 mpfuzz=$FUZZ_CALLS:$SEED"; then
 		mp_result pass "stress-$kver/run"
 	else
 		mp_result fail "stress-$kver/run seed=$SEED"

@@ -192,6 +192,14 @@ mp_boot() {
 	return 0
 }
 
+# mp_movablecore SIZE: the command line for a guest whose ZONE_MOVABLE (the
+# top SIZE of memory) the test takes offline. nokaslr, since a randomly
+# placed kernel image lands there often enough (pfn 0x37e00 of a 1 GiB
+# 6.1 guest in one run) to leave no block that can go offline.
+mp_movablecore() {
+	echo "movablecore=$1 nokaslr"
+}
+
 # The value of KEY in the GFXBUF_RESULT line of LOG whose mode is MODE
 # (default: the main test's line, not the uapi one).
 mp_field() {

@@ -39,7 +39,7 @@ for kver in ${1:-$MP_KVERS_OOT}; do
 		case $scenario in
 		offline)
 			# a ZONE_MOVABLE for pool pages, then offline it
-			cmdline=movablecore=512M
+			cmdline=$(mp_movablecore 512M)
 			;;
 		unplug)
 			# Pool pages in a ZONE_MOVABLE whose blocks the test
@@ -51,7 +51,7 @@ for kver in ${1:-$MP_KVERS_OOT}; do
 			# thread preempts a fault anywhere (5.10 has no
 			# preempt=).
 			args=--rounds=$UNPLUG_ROUNDS
-			cmdline="movablecore=256M init_on_free=1 oops=panic"
+			cmdline="$(mp_movablecore 256M) init_on_free=1 oops=panic"
 			[ "$kver" = 5.10 ] || cmdline="$cmdline preempt=full"
 			;;
 		esac
