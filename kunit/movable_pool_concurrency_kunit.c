@@ -225,6 +225,7 @@ static void mpt_run_concurrent(struct kunit *test, bool bare)
 	struct mpt_worker w[MPT_DRIVERS + 1] = {};
 	struct task_struct *task[MPT_DRIVERS + 1];
 	int i, allocs = 0, frees = 0, pins = 0, busy = 0, bad = 0, held = 0;
+	unsigned int misuse = mpt_misuse(ctx);
 	struct movable_pool_stats s;
 
 	for (i = 0; i <= MPT_DRIVERS; i++) {
@@ -253,6 +254,8 @@ static void mpt_run_concurrent(struct kunit *test, bool bare)
 	KUNIT_EXPECT_GT(test, pins, 0);
 	KUNIT_EXPECT_GT(test, w[MPT_DRIVERS].moves, 0);
 	KUNIT_EXPECT_EQ(test, bad, 0);
+	/* the "driver" keeps the contract: no call of its is refused */
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, misuse), 0U);
 	for (i = 0; i < MPT_PAGES; i++) {
 		if (!ctx->table[i])
 			continue;

@@ -62,6 +62,11 @@ static int mpt_migrate(struct movable_pool *pool, void *owner, pgoff_t index,
 		ctx->table[index] = dst;
 	}
 	mutex_unlock(&ctx->lock);
+	if (ctx->block_after_publish && !ret) {
+		ctx->watch_dst = dst;
+		complete(&ctx->entered);
+		wait_for_completion(&ctx->release);
+	}
 	return ret;
 }
 
@@ -327,6 +332,12 @@ void mpt_async_start(struct kunit *test, struct mpt_async *a,
 int mpt_async_move(struct mpt_async *a)
 {
 	return mpt_move(a->page, MIGRATE_SYNC);
+}
+
+int mpt_async_free(struct mpt_async *a)
+{
+	movable_pool_free_page(a->ctx->pool, a->page);
+	return 0;
 }
 
 static int mpt_async_destroy(struct mpt_async *a)

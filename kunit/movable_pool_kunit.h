@@ -72,8 +72,11 @@ struct mpt_ctx {
 	bool insert_page;		/* vm_insert_page() table[0] at mmap */
 	int insert_page_ret;
 
-	/* hold the routine until the test says so */
+	/* hold the routine until the test says so, before or after it
+	 * published @dst
+	 */
 	bool block_in_routine;
+	bool block_after_publish;
 	struct page *watch_dst;
 	struct completion entered;
 	struct completion release;
@@ -158,6 +161,8 @@ void mpt_async_start(struct kunit *test, struct mpt_async *a,
 		     int (*fn)(struct mpt_async *a));
 /* mpt_move(a->page, MIGRATE_SYNC), for mpt_async_start() */
 int mpt_async_move(struct mpt_async *a);
+/* movable_pool_free_page(a->ctx->pool, a->page), for mpt_async_start() */
+int mpt_async_free(struct mpt_async *a);
 
 /* movable_pool_destroy() of the case's pool in a thread of its own */
 struct mpt_destroyer {

@@ -3,10 +3,13 @@
  * Migration: contents, owner and index reach the new page, which belongs to
  * the pool and moves again; async mode and a routine that cannot take its
  * lock; the routine's errors leave the page where it was, and a page it
- * drops leaves the pool; a page freed while isolated; pools do not see each
+ * drops leaves the pool; a page freed while isolated, and a new page freed
+ * as soon as the routine published it; pools do not see each
  * other's pages; alloc_contig_range() on a pageblock of pool pages, with and
  * without a pin.
  */
+
+#include <linux/delay.h>
 
 #include "movable_pool_kunit.h"
 
@@ -431,6 +434,39 @@ static void test_contig_range_blocked_by_pin(struct kunit *test)
 	mpt_expect_idle(test, ctx);
 }
 
+/*
+ * The routine published @dst and the driver frees it at once, before the
+ * migration has ended: the free waits for the page to be listed, then
+ * frees it; no warning, nothing left.
+ */
+static void test_free_of_published_dst_waits(struct kunit *test)
+{
+	struct mpt_ctx *ctx = test->priv;
+	struct mpt_async mover = { .ctx = ctx }, freer = { .ctx = ctx };
+	unsigned int misuse = mpt_misuse(ctx);
+
+	mpt_fill(test, 0, 1);
+	ctx->block_after_publish = true;
+	mover.page = ctx->table[0];
+	mpt_async_start(test, &mover, mpt_async_move);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ctx->entered, 10 * HZ),
+			0UL);
+	freer.page = mpt_unlink(ctx, 0);
+	KUNIT_ASSERT_PTR_EQ(test, freer.page, ctx->watch_dst);
+	mpt_async_start(test, &freer, mpt_async_free);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&freer.done));
+	complete(&ctx->release);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&mover.done, 10 * HZ),
+			0UL);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&freer.done, 10 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, mover.ret, 0);
+	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, misuse), 0U);
+	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);
+	mpt_expect_idle(test, ctx);
+}
+
 static struct kunit_case movable_pool_migration_cases[] = {
 	KUNIT_CASE(test_migrate_preserves_contents),
 	KUNIT_CASE(test_migrate_passes_owner_and_index),
@@ -442,6 +478,7 @@ static struct kunit_case movable_pool_migration_cases[] = {
 	KUNIT_CASE(test_routine_positive_result_refused),
 	KUNIT_CASE(test_free_while_isolated),
 	KUNIT_CASE(test_free_while_isolated_then_putback),
+	KUNIT_CASE(test_free_of_published_dst_waits),
 	KUNIT_CASE(test_pools_are_independent),
 	KUNIT_CASE(test_contig_range_migrates_pool_pages),
 	KUNIT_CASE(test_contig_range_blocked_by_pin),

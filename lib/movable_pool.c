@@ -270,9 +270,43 @@ static pgoff_t mp_page_index(struct page *page)
 static void mp_attach(struct movable_pool *pool, struct page *page,
 		      void *owner, pgoff_t index, enum mp_state state)
 {
+	unsigned long *word = mp_page_word(page);
+
 	set_page_private(page, (unsigned long)owner);
-	WRITE_ONCE(*mp_page_word(page), FIELD_PREP(MP_STATE, state) | index);
+	/* not one the VM may isolate until it leads to @pool */
+	WRITE_ONCE(*word, FIELD_PREP(MP_STATE, MP_NEW) | index);
 	mp_vm_attach(page, &pool->vm);
+	/* pairs with mp_still_in(): whoever reads @state finds @pool */
+	smp_store_release(word, FIELD_PREP(MP_STATE, state) | index);
+}
+
+/*
+ * Whether @page is still in @pool, at @index unless that is ULONG_MAX. A
+ * page may leave one pool and join another (or the same at another index)
+ * between a lookup and a change to its word: compare the word's state and
+ * index with the pool its ->mapping leads to, read after the word.
+ */
+static bool mp_still_in(struct movable_pool *pool, struct page *page,
+			unsigned long index)
+{
+	unsigned long word = smp_load_acquire(mp_page_word(page));
+	bool ours;
+
+	if (!(MP_IN_POOL & BIT(mp_state(word))) ||
+	    (index != ULONG_MAX && FIELD_GET(MP_INDEX, word) != index))
+		return false;
+	rcu_read_lock();
+	ours = mp_vm_pool(page) == pool;
+	rcu_read_unlock();
+	return ours;
+}
+
+/* Wake who waits (wait_var_event()) for the change just made to @word. */
+static void mp_wake(unsigned long *word)
+{
+	/* orders that store before wake_up_var()'s look at the waitqueue */
+	smp_mb();
+	wake_up_var(word);
 }
 
 /*
@@ -398,6 +432,12 @@ static bool mp_isolate_page(struct page *page, isolate_mode_t mode)
 		if (pool->dying) {
 			/* destroy is letting pages go: leave them alone */
 			result = -ENODEV;
+		} else if (!mp_still_in(pool, page, ULONG_MAX)) {
+			/*
+			 * It left @pool since the lookup. A listed page of
+			 * @pool cannot leave while we hold the lock.
+			 */
+			result = -ENOENT;
 		} else {
 			old = mp_move_state(page, BIT(MP_LISTED), true,
 					    MP_ISOLATED);
@@ -425,12 +465,17 @@ static void mp_putback_page(struct page *page)
 	struct movable_pool *pool = mp_vm_pool(page);
 	/* read now: once the page is back, destroy may free the pool */
 	unsigned int id = pool->id;
+	unsigned long old;
 
-	if (mp_handback_freed(pool, page))
-		return;
 	mp_lock(pool);
 	/* pins taken while isolated stay */
-	mp_move_state(page, BIT(MP_ISOLATED), false, MP_LISTED);
+	old = mp_move_state(page, BIT(MP_ISOLATED), false, MP_LISTED);
+	if (mp_state(old) != MP_ISOLATED) {
+		/* the driver freed it, before or while we got here */
+		spin_unlock(&pool->lock);
+		mp_handback_freed(pool, page);
+		return;
+	}
 	list_add_tail(&page->lru, &pool->pages);
 	pool->stats.putback++;
 	mp_isolated_dec(pool);
@@ -503,13 +548,14 @@ static void mp_end_migration(struct movable_pool *pool, struct page *dst,
 		dst_pins = mp_pins(xchg(mp_page_word(dst), MP_GONE_WORD));
 		if (dst_pins)
 			atomic_long_dec(&pool->pinned);
-		mp_detach(pool, dst);
+		set_page_private(dst, 0);
+		mp_vm_detach_dst(dst, &pool->vm);
 	}
 	if (!rc || dropped)
 		mp_detach(pool, src);	/* a late pin finds src gone */
 	else	/* no pin could change it: MP_MIGRATING refuses them */
 		WRITE_ONCE(*src_word, mp_with_state(*src_word, MP_ISOLATED));
-	wake_up_var(src_word);
+	mp_wake(src_word);
 
 	/* a dropped src is the last thing keeping the pool alive: see the top */
 	rcu_read_lock();
@@ -533,6 +579,8 @@ static void mp_end_migration(struct movable_pool *pool, struct page *dst,
 	if (!rc || dropped)
 		mp_isolated_dec(pool);
 	spin_unlock(&pool->lock);
+	/* a free of the published dst waits for it to be listed, or gone */
+	mp_wake(mp_page_word(dst));
 	if (dst_pins)
 		mp_misuse(pool, "%s: routine failed with page %lx pinned\n",
 			  pool->name, page_to_pfn(dst));
@@ -803,12 +851,15 @@ static bool mp_refuse_atomic(const char *what)
 /*
  * Start letting go of @page for a free of @pool: MP_LEAVING for a listed
  * page (the caller takes it off the list), MP_FREED for one the VM holds
- * (the VM hands it back). Waits for a migration under way to end. Returns
- * the state it moved the page from, or MP_GONE with the reason warned
- * about (@pool is named only when the page shows it is alive).
+ * (the VM hands it back; the caller gets a reference to the page, which
+ * the VM may free before the caller has zapped it). Waits for a migration
+ * under way to end, and for a migration's new page to be listed. Returns
+ * the state it moved the page from and the page's @index, or MP_GONE with
+ * the reason warned about (@pool is named only when the page shows it is
+ * alive).
  */
 static enum mp_state mp_begin_free(struct movable_pool *pool,
-				   struct page *page)
+				   struct page *page, pgoff_t *index)
 {
 	unsigned long *word = mp_page_word(page), old;
 	enum mp_state state, to;
@@ -830,8 +881,8 @@ static enum mp_state mp_begin_free(struct movable_pool *pool,
 			/* allocated in an interrupt: list it first */
 			mp_lock(pool);
 			spin_unlock(&pool->lock);
-			if (mp_state(READ_ONCE(*word)) == MP_NEW)
-				break;	/* a migration's dst: not the driver's */
+			/* else a migration's dst the routine published */
+			wait_var_event(word, mp_state(READ_ONCE(*word)) != MP_NEW);
 			continue;
 		}
 		if (mp_pins(old)) {
@@ -840,8 +891,15 @@ static enum mp_state mp_begin_free(struct movable_pool *pool,
 			return MP_GONE;
 		}
 		to = state == MP_LISTED ? MP_LEAVING : MP_FREED;
-		if (cmpxchg(word, old, mp_with_state(old, to)) == old)
+		/* isolated: the VM's reference keeps it until the state moves */
+		if (to == MP_FREED && !get_page_unless_zero(page))
+			break;
+		if (cmpxchg(word, old, mp_with_state(old, to)) == old) {
+			*index = FIELD_GET(MP_INDEX, old);
 			return state;
+		}
+		if (to == MP_FREED)
+			put_page(page);
 	}
 	/* a page of no pool, or freed: @pool may be gone too */
 	mp_misuse(NULL, "freeing page %lx that is not in this pool\n",
@@ -852,10 +910,11 @@ static enum mp_state mp_begin_free(struct movable_pool *pool,
 void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 {
 	enum mp_state from;
+	pgoff_t index;
 
 	if (!pool || !page || mp_refuse_atomic("freeing a page"))
 		return;
-	from = mp_begin_free(pool, page);
+	from = mp_begin_free(pool, page, &index);
 	if (from == MP_GONE)
 		return;
 	/* leaving the pool: destroy waits for it, so @pool lives */
@@ -870,11 +929,11 @@ void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 		pool->stats.freed_isolated++;
 	spin_unlock(&pool->lock);
 	/* no user PTE may outlive the page's time in the pool */
-	mp_zap(pool, mp_page_index(page));
-	if (from == MP_LISTED) {
+	mp_zap(pool, index);
+	if (from == MP_LISTED)
 		mp_detach_own(pool, page);
-		put_page(page);
-	}
+	/* the pool's reference, or mp_begin_free()'s on an isolated page */
+	put_page(page);
 }
 EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_free_page);
 
@@ -1270,10 +1329,11 @@ static vm_fault_t mp_fault_insert(struct movable_pool *pool,
 	ret = vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(page));
 	/*
 	 * Pairs with the cmpxchg() that took the page out of the pool before
-	 * its zap: if the page left, take back what was just inserted.
+	 * its zap: if the page left (and maybe came back elsewhere), take
+	 * back what was just inserted.
 	 */
 	smp_mb();
-	if (!(MP_IN_POOL & BIT(mp_state(READ_ONCE(*word))))) {
+	if (!mp_still_in(pool, page, vmf->pgoff)) {
 		mp_zap(pool, vmf->pgoff);
 		return VM_FAULT_NOPAGE;
 	}

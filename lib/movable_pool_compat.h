@@ -127,6 +127,11 @@ static inline void mp_vm_detach(struct page *page, struct mp_vm *vm)
 	mp_vm_untype(page, vm);
 }
 
+static inline void mp_vm_detach_dst(struct page *page, struct mp_vm *vm)
+{
+	mp_vm_detach(page, vm);
+}
+
 #elif KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
 
 /*
@@ -238,6 +243,16 @@ static inline void mp_vm_detach(struct page *page, struct mp_vm *vm)
 	mp_vm_untype(page, vm);
 }
 
+/*
+ * A failed migration's new page, which the core holds locked: ->mapping
+ * may go, so that nothing leads to a slot that module unload frees.
+ */
+static inline void mp_vm_detach_dst(struct page *page, struct mp_vm *vm)
+{
+	mp_vm_untype(page, vm);
+	WRITE_ONCE(page->mapping, NULL);
+}
+
 #else
 
 /*
@@ -299,6 +314,11 @@ static inline void mp_vm_untype(struct page *page, struct mp_vm *vm)
 static inline void mp_vm_detach(struct page *page, struct mp_vm *vm)
 {
 	WRITE_ONCE(page->mapping, NULL);
+}
+
+static inline void mp_vm_detach_dst(struct page *page, struct mp_vm *vm)
+{
+	mp_vm_detach(page, vm);
 }
 
 static const struct movable_operations mp_mops = {

@@ -477,7 +477,8 @@ int movable_pool_add_page(struct movable_pool *pool, struct page *page,
  * 6.16, by its mapcount) is freed with a warning.
  *
  * Context: process context; may sleep (it waits for a migration of the
- * page under way, and zapping a user mapping sleeps).
+ * page under way, or for the one whose routine just installed it, to end;
+ * and zapping a user mapping sleeps).
  */
 void movable_pool_free_page(struct movable_pool *pool, struct page *page);
 
@@ -601,10 +602,12 @@ unsigned int movable_pool_take_owner_pages(struct movable_pool *pool,
  *
  * Context: any context, including hard interrupts (see "Lock order" for
  * what the driver's lock needs then); never sleeps, takes no lock.
- * Return: 0 when pinned; -EAGAIN if the page is being migrated right now or
- * has just moved (drop your locks, re-read your reference, retry: the
- * routine is about to repoint it); -EINVAL, with a warning, if @page is not
- * a pool page (NULL, never allocated from a pool, or already freed);
+ * Return: 0 when pinned; -EAGAIN if the page is being migrated right now
+ * (drop your locks, re-read your reference, retry: the routine is about to
+ * repoint it); -EINVAL, with a warning, if @page is not a pool page (NULL,
+ * never allocated from a pool, already freed, or one that moved: the
+ * routine repointed the driver's reference under the lock the pin was to
+ * be made under, so only a stale pointer finds it);
  * -EBUSY, with a warning, if it is pinned %MOVABLE_POOL_MAX_PINS deep.
  */
 int movable_pool_pin(struct page *page);
