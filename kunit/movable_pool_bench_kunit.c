@@ -10,6 +10,7 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/pagemap.h>
+#include <linux/percpu-refcount.h>
 #include <linux/spinlock.h>
 
 #include "movable_pool_kunit.h"
@@ -126,22 +127,31 @@ static void test_bench_alloc_free(struct kunit *test)
 }
 
 /*
- * What the contracts cost before any bookkeeping, to read alloc+free's
- * ratios against: a pool page is locked while it joins and while it leaves
- * (three atomic operations more than the allocator's own, page by page in
- * bulk too), and each call takes the irq-safe pool lock once.
+ * What the synchronization costs before any bookkeeping, to read
+ * alloc+free's ratios against: what an earlier core paid (the page lock
+ * while a page joins and leaves, an irq-safe pool lock pair per call) and
+ * what this one pays (a plain lock pair per call, and the reference that
+ * keeps the pool alive across an allocation: a percpu_ref get and put, two
+ * this_cpu operations, which UML builds from interrupt-off sections).
  */
+static void mpt_ref_release(struct percpu_ref *ref)
+{
+}
+
 static void test_bench_floor(struct kunit *test)
 {
 	u64 t0, base = U64_MAX, plock = U64_MAX, irq = U64_MAX, plain = U64_MAX;
-	u64 kbulk = U64_MAX;
+	u64 kbulk = U64_MAX, pref = U64_MAX;
 	struct page **pages, *page;
 	static DEFINE_SPINLOCK(lock);
+	struct percpu_ref ref;
 	unsigned long flags;
 	int rep, i;
 
 	pages = kunit_kcalloc(test, MPT_BENCH_PAGES, sizeof(*pages), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pages);
+	KUNIT_ASSERT_EQ(test, percpu_ref_init(&ref, mpt_ref_release, 0,
+					      GFP_KERNEL), 0);
 	for (rep = 0; rep < MPT_BENCH_REPS; rep++) {
 		base = min(base, mpt_bench_plain(test, pages));
 		kbulk = min(kbulk, mpt_bench_kbulk(test, pages));
@@ -177,7 +187,15 @@ static void test_bench_floor(struct kunit *test)
 			spin_unlock(&lock);
 		}
 		plain = min(plain, ktime_get_ns() - t0);
+
+		t0 = ktime_get_ns();
+		for (i = 0; i < MPT_BENCH_PAGES; i++) {
+			if (percpu_ref_tryget_live(&ref))
+				percpu_ref_put(&ref);
+		}
+		pref = min(pref, ktime_get_ns() - t0);
 	}
+	percpu_ref_exit(&ref);
 	for (i = 0; i < MPT_BENCH_PAGES; i++)
 		__free_page(pages[i]);
 	mpt_report(test, "page lock at alloc and free", plock, base,
@@ -187,6 +205,8 @@ static void test_bench_floor(struct kunit *test)
 	mpt_report(test, "two irq-safe lock pairs", irq, base,
 		   "alloc_page+__free_page");
 	mpt_report(test, "two plain lock pairs", plain, base,
+		   "alloc_page+__free_page");
+	mpt_report(test, "percpu_ref get+put", pref, base,
 		   "alloc_page+__free_page");
 }
 

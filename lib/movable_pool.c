@@ -276,7 +276,7 @@ static void mp_attach(struct movable_pool *pool, struct page *page,
 	/* not one the VM may isolate until it leads to @pool */
 	WRITE_ONCE(*word, FIELD_PREP(MP_STATE, MP_NEW) | index);
 	mp_vm_attach(page, &pool->vm);
-	/* pairs with mp_still_in(): whoever reads @state finds @pool */
+	/* pairs with mp_still_in(): who reads @state finds ->mapping set */
 	smp_store_release(word, FIELD_PREP(MP_STATE, state) | index);
 }
 
@@ -289,6 +289,7 @@ static void mp_attach(struct movable_pool *pool, struct page *page,
 static bool mp_still_in(struct movable_pool *pool, struct page *page,
 			unsigned long index)
 {
+	/* pairs with mp_attach(): a word of another pool shows its ->mapping */
 	unsigned long word = smp_load_acquire(mp_page_word(page));
 	bool ours;
 

@@ -816,9 +816,10 @@ GiB from the host's request until the guest reports the size:"""
 BALLOON_WHY = """\
 Why deflating was slower. virtio_balloon's leak_balloon() dequeued a page
 per balloon_page_dequeue() call. On the pool such a call is
-movable_pool_take_owner_pages() of one page, which takes the pool's lock
-twice with interrupts off (to take the page out, then to detach it) and
-the page's lock once, where mm/balloon.c took one spinlock: {deq_after}
+movable_pool_take_owner_pages() of one page, which with the library's
+earlier core, measured here, took the pool's lock twice with interrupts
+off (to take the page out, then to detach it) and the page's lock once,
+where mm/balloon.c took one spinlock: {deq_after}
 instructions per page against {deq_before} without the series, of which the
 page lock is {lock}; and under TCG, which runs interrupt toggling and
 atomics slowly, {deq_host_after} ns against {deq_host_before}
@@ -827,8 +828,10 @@ makes virtio_balloon ask for its whole batch in one
 balloon_page_list_dequeue(), which takes pages out of the pool 16 per
 lock round trip: {list_after} instructions per page against {list_before},
 {list_host_after} ns against {list_host_before}. What is left is the pool's
-per-page bookkeeping and the page lock, which the library's core is to
-replace with an atomic per-page state. A deflated page costs about
+per-page bookkeeping. The core in this series takes no page lock and its
+pool lock with interrupts on, once per call (an atomic state word per
+page); these balloon figures are yet to be measured again with it. A
+deflated page costs about
 {page_us} us here in all (the host handles each frame, the guest frees
 the page), so the balloon's calls are a small part of it. Most of each
 balloon call, with the series or without, is adjust_managed_page_count(),
@@ -1065,9 +1068,9 @@ What stays as it was:
 What changes:
 - NR_BALLOON_PAGES followed neither a page dropped on -ENOENT nor a page
   that moved to another node; it does now.
-- Enqueueing may sleep (it takes the page lock); every caller is in
-  process context. Dequeueing may return fewer pages than requested while
-  pages are locked or isolated, as it did while they were isolated.
+- Enqueueing runs in process context, preemptible (the pool's lock is
+  never taken in interrupts); every caller is. Dequeueing may return
+  fewer pages than requested while pages are isolated, as it did.
 - The pool is created by a subsys_initcall_sync(), after movable_pool's
   subsys_initcall() and before any balloon driver's initcall.
 - The balloon's statistics are in
@@ -1128,15 +1131,14 @@ for pages it lost. Only a driver bug causes a refusal today.
 '''),
     ('virtio_balloon: deflate with balloon_page_list_dequeue()', '''\
 leak_balloon() dequeued one page per balloon_page_dequeue() call, up to
-256 a time. On the balloon's movable_pool each call takes the pool's
-lock twice with interrupts off (to take the page, then to detach it) and
-the page lock once, where the balloon's own list took one spinlock, so
-under TCG a page's dequeue took over twice as long as without the
-series. balloon_page_list_dequeue() takes the pages out of the pool 16
-per lock round trip (BALLOON_TAKE_BATCH), so ask it for the whole batch
-at once. As before, it may return fewer pages than asked for while pages
-are being migrated; when it does and the balloon has none left for the
-device, the rest are lost (patch 5).
+256 a time, and each call is a round trip of the pool's lock. With the
+library's earlier core, which also took each page's lock and the pool's
+lock with interrupts off, a page's dequeue took over twice as long under
+TCG as without the series. balloon_page_list_dequeue() takes the pages
+out of the pool 16 per lock round trip (BALLOON_TAKE_BATCH), so ask it
+for the whole batch at once. As before, it may return fewer pages than
+asked for while pages are being migrated; when it does and the balloon
+has none left for the device, the rest are lost (patch 5).
 
 FIGURES
 
