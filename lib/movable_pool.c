@@ -273,8 +273,11 @@ static void mp_attach(struct movable_pool *pool, struct page *page,
 	unsigned long *word = mp_page_word(page);
 
 	set_page_private(page, (unsigned long)owner);
-	/* not one the VM may isolate until it leads to @pool */
-	WRITE_ONCE(*word, FIELD_PREP(MP_STATE, MP_NEW) | index);
+	/*
+	 * In no pool until ->mapping leads to @pool: on 6.x it may still
+	 * lead to a pool the page left.
+	 */
+	WRITE_ONCE(*word, MP_GONE_WORD);
 	mp_vm_attach(page, &pool->vm);
 	/* pairs with mp_still_in(): who reads @state finds ->mapping set */
 	smp_store_release(word, FIELD_PREP(MP_STATE, state) | index);
@@ -1289,8 +1292,9 @@ static vm_fault_t mp_fault_check(struct movable_pool *pool,
 			  pool->name, index, vmf->pgoff);
 		return VM_FAULT_SIGBUS;
 	}
-	/* freed since the lookup; the VM still holds it */
-	if (owner == pool && mp_state(word) == MP_FREED)
+	/* being freed or taken since the lookup, or freed while isolated */
+	if (owner == pool &&
+	    (mp_state(word) == MP_LEAVING || mp_state(word) == MP_FREED))
 		return VM_FAULT_NOPAGE;
 	if ((word & ~MP_INDEX) == MP_GONE_WORD) {
 		/* moved or freed since the lookup: the driver looks again */
