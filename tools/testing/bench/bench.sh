@@ -307,7 +307,7 @@ run_balloon_micro() {
 run_kunit() {
 	local kver=$1 out=$2 i
 	for i in $(seq 1 "$KUNIT_RUNS"); do
-		MP_BENCH_ONLY=1 bash "$here/../kunit.sh" "$kver" 2>&1 >/dev/null |
+		MP_BENCH_ONLY=1 MP_BENCH_KVERS=$kver bash "$here/../kunit.sh" "$kver" 2>&1 >/dev/null |
 			sed -n 's/^\[\([0-9.]*\), no debug\] bench: /kernel=\1 run='"$i"' /p'
 	done > "$out"
 }
@@ -356,8 +356,8 @@ for kver in $MP_KVERS; do
 done
 mp_log "KUnit microbenchmarks, $KUNIT_RUNS runs per kernel"
 for kver in $MP_KVERS; do
-	# the kernels kunit.sh builds without debug options for them
-	case " ${MP_BENCH_KVERS:-6.1 6.12} " in
+	# the kernels the microbenchmark targets are for
+	case " ${MP_BENCH_KVERS:-6.1 6.12 7.2} " in
 	*" $kver "*) phase "kunit-$kver" run_kunit "$kver" ;;
 	esac
 done
