@@ -193,9 +193,9 @@ mp_boot() {
 }
 
 # mp_movablecore SIZE: the command line for a guest whose ZONE_MOVABLE (the
-# top SIZE of memory) the test takes offline. nokaslr, since a randomly
-# placed kernel image lands there often enough (pfn 0x37e00 of a 1 GiB
-# 6.1 guest in one run) to leave no block that can go offline.
+# top SIZE of memory) the test takes offline. nokaslr: in one 1 GiB 6.1
+# guest a reserved page at pfn 0x37e00, 2 MiB aligned as a randomly placed
+# kernel image is, left no block of that zone that could go offline.
 mp_movablecore() {
 	echo "movablecore=$1 nokaslr"
 }
