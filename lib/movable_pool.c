@@ -1620,7 +1620,9 @@ static void mp_destroy_pages(struct movable_pool *pool)
 				freed++;
 			mp_detach_own(pool, page);
 		}
-		if (!pins)
+		if (pins)
+			mp_vm_leak(page);
+		else
 			put_page(page);		/* the pool's reference */
 		cond_resched();
 	}

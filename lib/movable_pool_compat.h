@@ -132,6 +132,11 @@ static inline void mp_vm_detach_dst(struct page *page, struct mp_vm *vm)
 	mp_vm_detach(page, vm);
 }
 
+/* mp_detach_own() cleared ->mapping already. */
+static inline void mp_vm_leak(struct page *page)
+{
+}
+
 #elif KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
 
 /*
@@ -253,6 +258,19 @@ static inline void mp_vm_detach_dst(struct page *page, struct mp_vm *vm)
 	WRITE_ONCE(page->mapping, NULL);
 }
 
+/*
+ * A page destroy leaks (pinned for a device) may outlive the library, and
+ * module unload frees the slots: ->mapping goes. The core reads it twice
+ * under the page lock, so it goes under that lock, on this misuse path
+ * only.
+ */
+static inline void mp_vm_leak(struct page *page)
+{
+	lock_page(page);
+	WRITE_ONCE(page->mapping, NULL);
+	unlock_page(page);
+}
+
 #else
 
 /*
@@ -319,6 +337,11 @@ static inline void mp_vm_detach(struct page *page, struct mp_vm *vm)
 static inline void mp_vm_detach_dst(struct page *page, struct mp_vm *vm)
 {
 	mp_vm_detach(page, vm);
+}
+
+/* Built in: the callbacks it still leads to stay, and refuse it. */
+static inline void mp_vm_leak(struct page *page)
+{
 }
 
 static const struct movable_operations mp_mops = {
