@@ -94,36 +94,24 @@ struct mpt_worker {
  * What the migration core does with a page (isolate it, migrate it to a
  * fresh page, put it back if that failed, drop its references) without the
  * page lock it takes around the callbacks on every kernel so far: the
- * library's own serialization must not need it. Only where the kernel's
- * API asks for the lock to let a page go (5.10) does this take it, as the
- * core does. Returns as mpt_move().
+ * library's own serialization must not need it. Returns as mpt_move().
  */
 static int mpt_bare_move(struct page *page, enum migrate_mode mode)
 {
 	const struct mp_kunit_callbacks *cb = &mp_kunit_callbacks;
-	bool lock = mp_callbacks_need_page_lock();
 	struct page *dst;
 	int rc = -EBUSY;
 
 	if (!get_page_unless_zero(page))
 		return -EBUSY;
-	if (lock && !trylock_page(page))
-		goto out;
 	if (!cb->isolate(page, ISOLATE_UNEVICTABLE))
-		goto out_unlock;
+		goto out;
 	dst = alloc_page(MPT_GFP);
-	if (dst && lock)
-		__SetPageLocked(dst);	/* fresh: nobody else sees it yet */
 	rc = dst ? cb->migrate(dst, page, mode) : -ENOMEM;
 	if (rc)
 		cb->putback(page);
-	if (dst && lock)
-		unlock_page(dst);
 	if (dst)
 		put_page(dst);	/* the core's: on success the pool has its own */
-out_unlock:
-	if (lock)
-		unlock_page(page);
 out:
 	put_page(page);		/* the isolation's */
 	return !!rc;

@@ -8,9 +8,9 @@
  * - A page's word (mp_page_word()) holds its index, its pin count and its
  *   state (enum mp_state), and changes with cmpxchg(): pins anywhere, the
  *   state under pool->lock where the page joins or leaves the pool's list.
- *   The library takes no page lock (but to clear ->mapping on 5.10, where
- *   __ClearPageMovable() asserts it); the migration core may hold it around
- *   the callbacks, or not: they rely on the word alone.
+ *   The library takes no page lock (but where destroy leaks a page,
+ *   mp_vm_leak()); the migration core may hold it around the callbacks,
+ *   or not: they rely on the word alone.
  * - pool->lock guards the list and the counters that are not atomics. It
  *   is never taken in interrupt context: pages allocated there wait on
  *   pool->deferred until the next holder of the lock lists them.
@@ -315,26 +315,13 @@ static void mp_wake(unsigned long *word)
 
 /*
  * Undo mp_attach() for a page that left the pool (its word's state says
- * so, and only this caller changes it now). On 5.10 the page is locked
- * (mp_vm_detach_locks()).
+ * so, and only this caller changes it now).
  */
 static void mp_detach(struct movable_pool *pool, struct page *page)
 {
 	set_page_private(page, 0);
 	WRITE_ONCE(*mp_page_word(page), MP_GONE_WORD);
 	mp_vm_detach(page, &pool->vm);
-}
-
-/* mp_detach() for a page that left the pool not in one of the callbacks. */
-static void mp_detach_own(struct movable_pool *pool, struct page *page)
-{
-	bool lock = mp_vm_detach_locks();
-
-	if (lock)
-		lock_page(page);
-	mp_detach(pool, page);
-	if (lock)
-		unlock_page(page);
 }
 
 /* Zap the user mappings of the page at @index in @pool. */
@@ -935,7 +922,7 @@ void movable_pool_free_page(struct movable_pool *pool, struct page *page)
 	/* no user PTE may outlive the page's time in the pool */
 	mp_zap(pool, index);
 	if (from == MP_LISTED)
-		mp_detach_own(pool, page);
+		mp_detach(pool, page);
 	/* the pool's reference, or mp_begin_free()'s on an isolated page */
 	put_page(page);
 }
@@ -1033,7 +1020,7 @@ void movable_pool_free_pages(struct movable_pool *pool, struct page **pages,
 	}
 	for (i = 0; i < n; i++) {
 		mp_zap(pool, mp_page_index(pages[i]));
-		mp_detach_own(pool, pages[i]);
+		mp_detach(pool, pages[i]);
 	}
 	release_pages(pages, n);
 	if (repeats)
@@ -1047,15 +1034,12 @@ EXPORT_SYMBOL_MOVABLE_POOL(movable_pool_free_pages);
 /*
  * Under pool->lock: move up to @nr idle pages of @pool (of @owner only,
  * unless @any) to MP_LEAVING and to @pages, and the busy ones and other
- * owners' passed over to the back of the list. On 5.10 the pages taken are
- * locked (mp_vm_detach_locks()); only tried, so the caller may hold the
- * lock its routine takes.
+ * owners' passed over to the back of the list.
  */
 static unsigned int mp_take_locked(struct movable_pool *pool, bool any,
 				   void *owner, struct page **pages,
 				   unsigned int nr)
 {
-	bool lock = mp_vm_detach_locks();
 	unsigned int n = 0, skipped = 0;
 	struct page *page, *next;
 	LIST_HEAD(busy);
@@ -1065,15 +1049,8 @@ static unsigned int mp_take_locked(struct movable_pool *pool, bool any,
 		if (n == nr || skipped == MP_TAKE_SKIP_MAX)
 			break;
 		if ((!any && (void *)page_private(page) != owner) ||
-		    (lock && !trylock_page(page))) {
-			list_move_tail(&page->lru, &busy);
-			skipped++;
-			continue;
-		}
-		if (!mp_moved(mp_move_state(page, BIT(MP_LISTED), true,
+		    !mp_moved(mp_move_state(page, BIT(MP_LISTED), true,
 					    MP_LEAVING), BIT(MP_LISTED), true)) {
-			if (lock)
-				unlock_page(page);
 			list_move_tail(&page->lru, &busy);
 			skipped++;
 			continue;
@@ -1100,8 +1077,6 @@ static unsigned int mp_take(struct movable_pool *pool, bool any, void *owner,
 	for (i = 0; i < n; i++) {
 		mp_zap(pool, mp_page_index(pages[i]));
 		mp_detach(pool, pages[i]);
-		if (mp_vm_detach_locks())
-			unlock_page(pages[i]);
 	}
 	return n;
 }
@@ -1618,7 +1593,7 @@ static void mp_destroy_pages(struct movable_pool *pool)
 				pinned++;
 			else
 				freed++;
-			mp_detach_own(pool, page);
+			mp_detach(pool, page);
 		}
 		if (pins)
 			mp_vm_leak(page);

@@ -3,11 +3,11 @@
  * Differences between the kernels movable_pool supports, and how a pool
  * page meets the migration core on each. Nothing else belongs here.
  *
- *   5.10 (4.8-5.19)  ->mapping is the pool's address_space, whose
- *                    address_space_operations isolate, migrate and put
- *                    back (__SetPageMovable()).
- *   6.1, 6.12        ->mapping is the pool's own struct movable_operations
- *   (6.0-6.16)       (__SetPageMovable()); the pool embeds it.
+ *   5.10 (4.8-5.19)  ->mapping is the pool's slot, an address_space
+ *                    whose address_space_operations isolate, migrate
+ *                    and put back (__SetPageMovable()).
+ *   6.1, 6.12        ->mapping is the pool's slot, a copy of struct
+ *   (6.0-6.16)       movable_operations (__SetPageMovable()).
  *   7.x (6.17-)      a page type of its own plus PG_movable_ops; one
  *                    struct movable_operations registered with
  *                    set_movable_ops(). ->mapping is the pool's
@@ -44,19 +44,22 @@ static int mp_migrate_page(struct page *dst, struct page *src,
 			   enum migrate_mode mode);
 static void mp_putback_page(struct page *page);
 
-#if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
 
 /*
- * 5.10: the pool's address_space is what the VM calls. ->mapping leads to
- * the inode, which goes with the pool, so it is cleared when a page leaves:
- * __ClearPageMovable() wants the page lock for that, the one the library
- * takes itself on this kernel (mp_vm_detach_locks()).
+ * 5.10-6.16: a per-pool slot leads from the page to its pool: an
+ * address_space whose operations the VM calls (5.10), or a copy of the
+ * movable_operations (6.x). The migration core reads ->mapping twice
+ * under the page lock, so the library cannot clear it without that lock:
+ * a page that leaves the pool keeps it, its word says it is gone, and the
+ * page allocator clears it when the page is freed. So the slots a page may
+ * still lead to are never freed while the library is loaded: a destroyed
+ * pool's slot is reused by a later pool (whose callbacks then find such a
+ * page gone, by its word).
  */
-struct mp_vm {
-	struct address_space *mapping;
-	bool offline;
-};
 
+#if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE
+/* 5.10: the VM calls the address_space_operations of ->mapping. */
 static int mp_aops_migratepage(struct address_space *mapping,
 			       struct page *dst, struct page *src,
 			       enum migrate_mode mode)
@@ -70,90 +73,43 @@ static const struct address_space_operations mp_aops = {
 	.putback_page	= mp_putback_page,
 };
 
-static inline int mp_vm_init(struct mp_vm *vm, struct inode *inode,
-			     void *pool, bool offline)
-{
-	inode->i_mapping->a_ops = &mp_aops;
-	vm->mapping = inode->i_mapping;
-	vm->offline = offline;
-	return 0;
-}
-
-static inline void mp_vm_exit(struct mp_vm *vm)
-{
-}
-
-/* The pool of a page marked by mp_vm_attach(), or NULL; any page. */
-static inline void *mp_vm_pool(struct page *page)
-{
-	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
-	struct address_space *as;
-
-	if ((mapping & PAGE_MAPPING_FLAGS) != PAGE_MAPPING_MOVABLE)
-		return NULL;
-	as = (struct address_space *)(mapping & ~PAGE_MAPPING_FLAGS);
-	if (!as || as->a_ops != &mp_aops)
-		return NULL;
-	return READ_ONCE(as->host->i_private);
-}
-
-static inline void *mp_vm_movable_ops(struct mp_vm *vm)
-{
-	return vm->mapping;
-}
-
-static inline bool mp_vm_detach_locks(void)
-{
-	return true;
-}
-
-/* A page that left a pool: ->mapping was cleared. */
-static inline bool mp_vm_slot_page(struct page *page)
-{
-	return false;
-}
-
-/* The page allocator refuses a freed page that still has a type. */
-static inline void mp_vm_untype(struct page *page, struct mp_vm *vm)
-{
-	if (vm->offline && PageOffline(page))
-		__ClearPageOffline(page);
-}
-
-/* @page (locked) no longer leads to a pool. */
-static inline void mp_vm_detach(struct page *page, struct mp_vm *vm)
-{
-	__ClearPageMovable(page);
-	mp_vm_untype(page, vm);
-}
-
-static inline void mp_vm_detach_dst(struct page *page, struct mp_vm *vm)
-{
-	mp_vm_detach(page, vm);
-}
-
-/* mp_detach_own() cleared ->mapping already. */
-static inline void mp_vm_leak(struct page *page)
-{
-}
-
-#elif KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
-
-/*
- * 6.0-6.16: a per-pool copy of the ops leads from the page to its pool.
- * The migration core reads ->mapping twice under the page lock, so the
- * library cannot clear it without that lock: a page that leaves the pool
- * keeps it, its word says it is gone, and the page allocator clears it
- * when the page is freed. So the ops a page may still lead to are never
- * freed while the library is loaded: a destroyed pool's slot is reused by
- * a later pool (whose callbacks then find such a page gone, by its word).
- */
 struct mp_vm_slot {
-	struct movable_operations mops;
+	struct address_space ops;	/* what ->mapping leads the VM to */
 	void *pool;			/* NULL while the slot is free */
 	struct list_head all;		/* mp_vm_slots */
 	struct list_head free;		/* mp_vm_free_slots, while free */
 };
+
+static inline void mp_vm_ops_init(struct mp_vm_slot *slot)
+{
+	slot->ops.a_ops = &mp_aops;
+}
+
+static inline bool mp_vm_ops_ours(const void *ops)
+{
+	return ((const struct address_space *)ops)->a_ops == &mp_aops;
+}
+#else
+struct mp_vm_slot {
+	struct movable_operations ops;	/* what ->mapping leads the VM to */
+	void *pool;
+	struct list_head all;
+	struct list_head free;
+};
+
+static inline void mp_vm_ops_init(struct mp_vm_slot *slot)
+{
+	slot->ops.isolate_page = mp_isolate_page;
+	slot->ops.migrate_page = mp_migrate_page;
+	slot->ops.putback_page = mp_putback_page;
+}
+
+static inline bool mp_vm_ops_ours(const void *ops)
+{
+	return ((const struct movable_operations *)ops)->migrate_page ==
+	       mp_migrate_page;
+}
+#endif
 
 struct mp_vm {
 	struct mp_vm_slot *slot;
@@ -177,9 +133,7 @@ static inline int mp_vm_init(struct mp_vm *vm, struct inode *inode,
 	} else {
 		slot = kzalloc(sizeof(*slot), GFP_KERNEL);
 		if (slot) {
-			slot->mops.isolate_page = mp_isolate_page;
-			slot->mops.migrate_page = mp_migrate_page;
-			slot->mops.putback_page = mp_putback_page;
+			mp_vm_ops_init(slot);
 			list_add(&slot->all, &mp_vm_slots);
 		}
 	}
@@ -204,35 +158,30 @@ static inline void mp_vm_exit(struct mp_vm *vm)
 static inline void *mp_vm_pool(struct page *page)
 {
 	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
-	const struct movable_operations *mops;
+	const void *ops;
 
 	if ((mapping & PAGE_MAPPING_FLAGS) != PAGE_MAPPING_MOVABLE)
 		return NULL;
-	mops = (const struct movable_operations *)(mapping & ~PAGE_MAPPING_FLAGS);
-	if (!mops || mops->migrate_page != mp_migrate_page)
+	ops = (const void *)(mapping & ~PAGE_MAPPING_FLAGS);
+	if (!ops || !mp_vm_ops_ours(ops))
 		return NULL;
-	return READ_ONCE(container_of(mops, struct mp_vm_slot, mops)->pool);
+	return READ_ONCE(container_of(ops, struct mp_vm_slot, ops)->pool);
 }
 
 static inline void *mp_vm_movable_ops(struct mp_vm *vm)
 {
-	return &vm->slot->mops;
-}
-
-static inline bool mp_vm_detach_locks(void)
-{
-	return false;
+	return &vm->slot->ops;
 }
 
 /* Whether ->mapping leads to a slot, of a pool or free. */
 static inline bool mp_vm_slot_page(struct page *page)
 {
 	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
-	const struct movable_operations *mops;
+	const void *ops;
 
-	mops = (const void *)(mapping & ~PAGE_MAPPING_FLAGS);
-	return mops && (mapping & PAGE_MAPPING_FLAGS) == PAGE_MAPPING_MOVABLE &&
-	       mops->migrate_page == mp_migrate_page;
+	ops = (const void *)(mapping & ~PAGE_MAPPING_FLAGS);
+	return ops && (mapping & PAGE_MAPPING_FLAGS) == PAGE_MAPPING_MOVABLE &&
+	       mp_vm_ops_ours(ops);
 }
 
 /* These page allocators refuse a freed page that still has a type. */
@@ -319,11 +268,6 @@ static inline void *mp_vm_movable_ops(struct mp_vm *vm)
 	return vm->mapping;
 }
 
-static inline bool mp_vm_detach_locks(void)
-{
-	return false;
-}
-
 /* The type stays until the page is freed, which clears it. */
 static inline void mp_vm_untype(struct page *page, struct mp_vm *vm)
 {
@@ -356,8 +300,9 @@ static const struct movable_operations mp_mops = {
  * Make @page lead to @vm's pool: what __SetPageMovable() does, without the
  * page lock it asserts. The lock is there for the core, which reads
  * ->mapping twice under it and must not find it cleared in between: the
- * library never clears it without the lock (5.10) or at all (6.x), and
- * whatever pool ->mapping leads to, the callbacks check the page's word.
+ * library clears it only under that lock (mp_vm_leak()) or on a page the
+ * core holds locked (mp_vm_detach_dst()), and whatever pool ->mapping
+ * leads to, the callbacks check the page's word.
  */
 static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
 {
@@ -369,9 +314,9 @@ static inline void mp_vm_attach(struct page *page, struct mp_vm *vm)
 }
 
 /*
- * A plain page (no mapcount or type, no ->mapping but the flag a page that
- * left a 5.10 pool keeps), or on 6.x one that left a pool and still leads
- * to a slot.
+ * A plain page (no mapcount or type, no ->mapping but the flag a page the
+ * core let go of may keep), or one that left a pool and still leads to a
+ * slot.
  */
 static inline bool mp_vm_adoptable(struct page *page, struct mp_vm *vm)
 {
@@ -414,16 +359,7 @@ static inline bool mp_vm_adoptable(struct page *page, struct mp_vm *vm)
  * the library's page type, and for PageOffline() pages unless other code
  * registered first.
  */
-#if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE
-static inline int mp_vm_register(void)
-{
-	return 0;
-}
-
-static inline void mp_vm_unregister(void)
-{
-}
-#elif KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
 static inline int mp_vm_register(void)
 {
 	return 0;
@@ -644,19 +580,6 @@ struct mp_kunit_callbacks {
 extern const struct mp_kunit_callbacks mp_kunit_callbacks;
 
 /*
- * Whether the callbacks need the page lock the core holds: on 5.10 letting
- * a page go (__ClearPageMovable()) asserts it.
- */
-static inline bool mp_callbacks_need_page_lock(void)
-{
-#if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE
-	return true;
-#else
-	return false;
-#endif
-}
-
-/*
  * Whether a page that left a pool of PageOffline() pages stays
  * PageOffline() until it is freed ("Offline pages" in the public header).
  */
@@ -676,7 +599,7 @@ static inline bool mp_offline_until_freed(void)
 static inline bool mp_mapping_kept_when_gone(void)
 {
 #if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
-	return KERNEL_VERSION(6, 0, 0) <= LINUX_VERSION_CODE;
+	return true;
 #else
 	return false;
 #endif

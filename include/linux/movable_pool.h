@@ -39,9 +39,9 @@ struct vm_fault;
  *	   +- driver lock    what the migrate routine takes (sync modes only)
  *	      +- pool lock   internal spinlock, never taken in interrupts
  *
- * The library takes no page lock of its own (but to let a page go on
- * 5.10, where the kernel asks for it); each page's state is a word it
- * changes atomically ("Page layout"). What follows for a driver:
+ * The library takes no page lock of its own (but on a page destroy
+ * leaks); each page's state is a word it changes atomically ("Page
+ * layout"). What follows for a driver:
  *
  * - Never wait for a pool page's migration while holding the lock the
  *   routine takes: movable_pool_free_page() and movable_pool_insert_pfn()
@@ -95,8 +95,9 @@ struct vm_fault;
  * What the library keeps in a pool page's struct page. Nothing is
  * allocated per page, so its bookkeeping never pins a pageblock of its own:
  *
- * - ->mapping leads back to the pool: its address_space (5.10, and 6.17
- *   and later), or on 6.0 to 6.16 its copy of the movable_operations,
+ * - ->mapping leads back to the pool: on 6.17 and later its
+ *   address_space; before, the library's slot for the pool (an
+ *   address_space on 5.10, a copy of the movable_operations on 6.x),
  *   which a page that left the pool still leads to until it is freed
  *   (the migration core reads ->mapping twice under the page lock, which
  *   the library does not take); the callbacks refuse such a page.
