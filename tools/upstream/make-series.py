@@ -965,6 +965,28 @@ so pool pages cost compaction what anonymous memory does, against a
 third of the huge pages for the same memory held unmovable.
 
 {bench72_figures(figures)}
+What a pool page keeps, given where movable_ops pages are going. The
+6.17 rework of movable_ops migration said such pages "will not have
+->mapping, ->lru, and likely no refcount and no page lock. But they will
+have a type and flags" (David Hildenbrand, cover letter of "mm/migration:
+rework movable_ops page migration (part 1)", v2, July 2025).
+The library takes no page lock of its own: a pool page's state is an
+atomic word in __folio_index, and its KUnit suites migrate with and
+without the core's page lock around the callbacks. A pool page uses the
+words zsmalloc's struct zpdesc (mm/zpdesc.h) uses, one for one: flags
+(PG_movable_ops), page_type (the library's type), ->lru (the pool's list
+while the page is not isolated; the core's own list while it is, as
+include/linux/migrate.h still requires), the word at ->mapping (the
+pool's address_space, which only the library and dump_page() read; the
+core finds the ops by the type), __folio_index, private (the driver's
+cookie) and the refcount the core takes and drops. So a memdesc for pool
+pages is zpdesc's shape; where the core stops using ->lru or the
+refcount, the library follows it as zsmalloc will. This series does not
+stop the core taking the page lock for these pages: the core sets
+PG_movable_ops_isolated under it, and zsmalloc's migration relies on it
+(mm/zpdesc.h); dropping it is a change to every movable_ops type at
+once, which the library is ready for.
+
 Tested with the KUnit suites on UML (2 CPUs, KASAN, lockdep, DEBUG_VM),
 and booted: Debian's 7.2 source and config with this series, in qemu, ran
 a sample GPU-like driver (every byte checked while its pages migrate,
