@@ -5,8 +5,6 @@
  * page being migrated, and a page twice in one batch.
  */
 
-#include <linux/delay.h>
-
 #include "movable_pool_kunit.h"
 
 static void test_bulk_rejects_bad_arguments(struct kunit *test)
@@ -147,20 +145,10 @@ static void test_bulk_free_waits_for_migration(struct kunit *test)
 	mpt_fill(test, 0, MPT_PAGES);
 	busy = ctx->table[10];
 	get_page(busy);
-	ctx->block_in_routine = true;
-	mover.page = busy;
-	mpt_async_start(test, &mover, mpt_async_move);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ctx->entered, 10 * HZ),
-			0UL);
+	mpt_start_held_move(test, &mover, busy);
 	ctx->block_in_routine = false;	/* 6.x try a failed page twice */
 	mpt_async_start(test, &freer, mpt_async_free_pages);
-	msleep(50);
-	KUNIT_EXPECT_FALSE(test, completion_done(&freer.done));
-	complete(&ctx->release);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&freer.done, 10 * HZ),
-			0UL);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&mover.done, 10 * HZ),
-			0UL);
+	mpt_release_held_move(test, &mover, &freer);
 	/*
 	 * The routine found it gone: not moved (or, tried again after the
 	 * free, handed back as nothing to move), and the VM let it go.

@@ -75,11 +75,7 @@ static void test_destroy_during_migration(struct kunit *test)
 	src = ctx->table[0];
 	get_page(src);
 	/* the "driver" never frees it: destroy does */
-	ctx->block_in_routine = true;
-	mover.page = src;
-	mpt_async_start(test, &mover, mpt_async_move);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ctx->entered, 10 * HZ),
-			0UL);
+	mpt_start_held_move(test, &mover, src);
 
 	/* the routine runs with src locked: destroy must wait for it */
 	mpt_destroy_begin(test, &destroyer);
@@ -142,12 +138,7 @@ static void test_alloc_races_destroy(struct kunit *test)
 		get_page(page);
 		reinit_completion(&ctx->entered);
 		reinit_completion(&ctx->release);
-		ctx->block_in_routine = true;
-		mover.page = page;
-		mpt_async_start(test, &mover, mpt_async_move);
-		KUNIT_ASSERT_NE(test,
-				wait_for_completion_timeout(&ctx->entered,
-							    10 * HZ), 0UL);
+		mpt_start_held_move(test, &mover, page);
 		ctx->block_in_routine = false;
 		allocator.pool = ctx->pool;
 		mpt_async_start(test, &allocator, mpt_async_alloc_until_error);

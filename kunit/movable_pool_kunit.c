@@ -334,6 +334,30 @@ int mpt_async_move(struct mpt_async *a)
 	return mpt_move(a->page, MIGRATE_SYNC);
 }
 
+void mpt_start_held_move(struct kunit *test, struct mpt_async *mover,
+			 struct page *page)
+{
+	struct mpt_ctx *ctx = mover->ctx;
+
+	ctx->block_in_routine = true;
+	mover->page = page;
+	mpt_async_start(test, mover, mpt_async_move);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ctx->entered, 10 * HZ),
+			0UL);
+}
+
+void mpt_release_held_move(struct kunit *test, struct mpt_async *mover,
+			   struct mpt_async *waiter)
+{
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&waiter->done));
+	complete(&mover->ctx->release);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&mover->done, 10 * HZ),
+			0UL);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&waiter->done, 10 * HZ),
+			0UL);
+}
+
 int mpt_async_free(struct mpt_async *a)
 {
 	movable_pool_free_page(a->ctx->pool, a->page);

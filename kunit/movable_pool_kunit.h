@@ -161,6 +161,18 @@ void mpt_async_start(struct kunit *test, struct mpt_async *a,
 		     int (*fn)(struct mpt_async *a));
 /* mpt_move(a->page, MIGRATE_SYNC), for mpt_async_start() */
 int mpt_async_move(struct mpt_async *a);
+/*
+ * Start @mover (its .ctx set) migrating @page, and return once the routine
+ * holds it: ctx->release lets it go on.
+ */
+void mpt_start_held_move(struct kunit *test, struct mpt_async *mover,
+			 struct page *page);
+/*
+ * Check that @waiter, started after mpt_start_held_move(), waits for the
+ * routine; then let the routine go on, and wait for both to end.
+ */
+void mpt_release_held_move(struct kunit *test, struct mpt_async *mover,
+			   struct mpt_async *waiter);
 /* movable_pool_free_page(a->ctx->pool, a->page), for mpt_async_start() */
 int mpt_async_free(struct mpt_async *a);
 

@@ -9,8 +9,6 @@
  * without a pin.
  */
 
-#include <linux/delay.h>
-
 #include "movable_pool_kunit.h"
 
 static void test_migrate_preserves_contents(struct kunit *test)
@@ -454,13 +452,7 @@ static void test_free_of_published_dst_waits(struct kunit *test)
 	freer.page = mpt_unlink(ctx, 0);
 	KUNIT_ASSERT_PTR_EQ(test, freer.page, ctx->watch_dst);
 	mpt_async_start(test, &freer, mpt_async_free);
-	msleep(50);
-	KUNIT_EXPECT_FALSE(test, completion_done(&freer.done));
-	complete(&ctx->release);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&mover.done, 10 * HZ),
-			0UL);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&freer.done, 10 * HZ),
-			0UL);
+	mpt_release_held_move(test, &mover, &freer);
 	KUNIT_EXPECT_EQ(test, mover.ret, 0);
 	KUNIT_EXPECT_EQ(test, mpt_misuse_since(ctx, misuse), 0U);
 	KUNIT_EXPECT_EQ(test, mpt_stats(ctx).pages, 0UL);

@@ -492,11 +492,7 @@ static void test_fault_retries_without_mmap_lock(struct kunit *test)
 	reader.mm = current->mm;
 	page = ctx->table[0];
 	get_page(page);
-	ctx->block_in_routine = true;
-	mover.page = page;
-	mpt_async_start(test, &mover, mpt_async_move);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ctx->entered, 10 * HZ),
-			0UL);
+	mpt_start_held_move(test, &mover, page);
 	ctx->block_in_routine = false;
 	mpt_async_start(test, &reader, mpt_async_read);
 
