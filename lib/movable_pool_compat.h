@@ -155,33 +155,28 @@ static inline void mp_vm_exit(struct mp_vm *vm)
 	mutex_unlock(&mp_vm_slots_lock);
 }
 
-static inline void *mp_vm_pool(struct page *page)
+/* The slot, of a pool or free, that ->mapping leads to, or NULL. */
+static inline struct mp_vm_slot *mp_vm_slot(struct page *page)
 {
 	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
-	const void *ops;
+	const void *ops = (const void *)(mapping & ~PAGE_MAPPING_FLAGS);
 
-	if ((mapping & PAGE_MAPPING_FLAGS) != PAGE_MAPPING_MOVABLE)
+	if ((mapping & PAGE_MAPPING_FLAGS) != PAGE_MAPPING_MOVABLE || !ops ||
+	    !mp_vm_ops_ours(ops))
 		return NULL;
-	ops = (const void *)(mapping & ~PAGE_MAPPING_FLAGS);
-	if (!ops || !mp_vm_ops_ours(ops))
-		return NULL;
-	return READ_ONCE(container_of(ops, struct mp_vm_slot, ops)->pool);
+	return container_of(ops, struct mp_vm_slot, ops);
+}
+
+static inline void *mp_vm_pool(struct page *page)
+{
+	struct mp_vm_slot *slot = mp_vm_slot(page);
+
+	return slot ? READ_ONCE(slot->pool) : NULL;
 }
 
 static inline void *mp_vm_movable_ops(struct mp_vm *vm)
 {
 	return &vm->slot->ops;
-}
-
-/* Whether ->mapping leads to a slot, of a pool or free. */
-static inline bool mp_vm_slot_page(struct page *page)
-{
-	unsigned long mapping = (unsigned long)READ_ONCE(page->mapping);
-	const void *ops;
-
-	ops = (const void *)(mapping & ~PAGE_MAPPING_FLAGS);
-	return ops && (mapping & PAGE_MAPPING_FLAGS) == PAGE_MAPPING_MOVABLE &&
-	       mp_vm_ops_ours(ops);
 }
 
 /* These page allocators refuse a freed page that still has a type. */
@@ -324,7 +319,7 @@ static inline bool mp_vm_adoptable(struct page *page, struct mp_vm *vm)
 
 	if (atomic_read(&page->_mapcount) != -1)
 		return false;
-	return !(mapping & ~PAGE_MAPPING_FLAGS) || mp_vm_slot_page(page);
+	return !(mapping & ~PAGE_MAPPING_FLAGS) || mp_vm_slot(page);
 }
 #else
 /* Either sets the type, or finds it left there by an earlier pool. */
